@@ -1,0 +1,3 @@
+from okura.cli import main
+
+main()

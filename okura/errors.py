@@ -1,0 +1,105 @@
+"""The one DynamoDB error type, its factories and its one serialiser.
+
+Every client-visible failure is a DynamoError: it knows its HTTP status, its
+`__type` (with DynamoDB's namespace prefix) and its message. The server turns it
+into the wire body with `body()`; nothing else formats errors.
+"""
+from __future__ import annotations
+
+import orjson
+
+_CORAL = "com.amazon.coral.service#"
+_VALIDATE = "com.amazon.coral.validate#"
+_DYNAMO = "com.amazonaws.dynamodb.v20120810#"
+
+
+class DynamoError(Exception):
+    __slots__ = ("type", "message", "status", "extra")
+
+    def __init__(self, type_: str, message: str | None, status: int = 400, extra: dict | None = None):
+        super().__init__(message)
+        self.type = type_
+        self.message = message
+        self.status = status
+        self.extra = extra
+
+    @property
+    def name(self) -> str:
+        """The short name clients see as the error code (`ValidationException`)."""
+        return self.type.rpartition("#")[2]
+
+    def body(self) -> bytes:
+        doc: dict = {"__type": self.type}
+        if self.message is not None:
+            doc["message"] = self.message
+        if self.extra:
+            doc.update(self.extra)
+        return orjson.dumps(doc)
+
+    def __repr__(self) -> str:
+        return f"DynamoError({self.name}: {self.message})"
+
+
+def validation(message: str) -> DynamoError:
+    return DynamoError(_VALIDATE + "ValidationException", message)
+
+
+def serialization(message: str | None = None) -> DynamoError:
+    return DynamoError(_CORAL + "SerializationException", message)
+
+
+def unknown_operation() -> DynamoError:
+    return DynamoError(_CORAL + "UnknownOperationException", None)
+
+
+def missing_authentication_token() -> DynamoError:
+    return DynamoError(_CORAL + "MissingAuthenticationTokenException",
+                       "Request is missing Authentication Token")
+
+
+def incomplete_signature(message: str) -> DynamoError:
+    return DynamoError(_CORAL + "IncompleteSignatureException", message)
+
+
+def invalid_signature(message: str) -> DynamoError:
+    return DynamoError(_CORAL + "InvalidSignatureException", message)
+
+
+def unrecognized_client() -> DynamoError:
+    return DynamoError(_CORAL + "UnrecognizedClientException",
+                       "The security token included in the request is invalid.")
+
+
+def request_too_large() -> DynamoError:
+    return DynamoError(_CORAL + "RequestEntityTooLargeException",
+                       "Request entity too large", status=413)
+
+
+def resource_not_found(message: str = "Requested resource not found") -> DynamoError:
+    return DynamoError(_DYNAMO + "ResourceNotFoundException", message)
+
+
+def table_not_found(table_name: str) -> DynamoError:
+    return resource_not_found(f"Requested resource not found: Table: {table_name} not found")
+
+
+def resource_in_use(message: str) -> DynamoError:
+    return DynamoError(_DYNAMO + "ResourceInUseException", message)
+
+
+def limit_exceeded(message: str) -> DynamoError:
+    return DynamoError(_DYNAMO + "LimitExceededException", message)
+
+
+def conditional_check_failed(item: dict | None = None) -> DynamoError:
+    return DynamoError(_DYNAMO + "ConditionalCheckFailedException", "The conditional request failed",
+                       extra={"Item": item} if item is not None else None)
+
+
+def item_collection_size_limit_exceeded() -> DynamoError:
+    return DynamoError(_DYNAMO + "ItemCollectionSizeLimitExceededException",
+                       "Collection size exceeded.")
+
+
+def internal_server_error() -> DynamoError:
+    return DynamoError(_DYNAMO + "InternalServerError", "Internal server error", status=500)

@@ -1,0 +1,62 @@
+"""DynamoDB numbers: parsing, validation, normalisation and exact arithmetic.
+
+A Number holds up to 38 significant digits with a magnitude from 1E-130 up to
+(but excluding) 1E+126, or zero. okura stores and returns numbers in their
+normalised text form: no exponent, no leading or trailing zeros ("1.50" -> "1.5",
+"1e3" -> "1000", "-0" -> "0"). Arithmetic is exact: operands are at most 38
+digits within that range, so a 300-digit context never rounds.
+"""
+from __future__ import annotations
+
+import re
+from decimal import Context, Decimal
+
+from okura import errors
+
+_SYNTAX = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_EXACT = Context(prec=300, Emax=999999, Emin=-999999)
+MAX_DIGITS = 38
+
+
+def parse(text: str) -> Decimal:
+    """Parse and validate a wire number; raises DynamoDB's ValidationException."""
+    if not isinstance(text, str) or _SYNTAX.fullmatch(text) is None:
+        raise errors.validation(f"The parameter cannot be converted to a numeric value: {text}")
+    return check(Decimal(text))
+
+
+def check(value: Decimal) -> Decimal:
+    """Reject values outside DynamoDB's precision and range; returns the value normalised."""
+    if not value:
+        return Decimal(0)
+    value = value.normalize(_EXACT)
+    if len(value.as_tuple().digits) > MAX_DIGITS:
+        raise errors.validation("Attempting to store more than 38 significant digits in a Number")
+    exponent = value.adjusted()
+    if exponent >= 126:
+        raise errors.validation(
+            "Number overflow. Attempting to store a number with magnitude larger than supported range")
+    if exponent < -130:
+        raise errors.validation(
+            "Number underflow. Attempting to store a number with magnitude smaller than supported range")
+    return value
+
+
+def to_text(value: Decimal) -> str:
+    """The normalised wire form of a checked value."""
+    if not value:
+        return "0"
+    return format(value, "f")
+
+
+def normalize(text: str) -> str:
+    """Validate a wire number and return its normalised wire form."""
+    return to_text(parse(text))
+
+
+def add(a: str, b: str) -> str:
+    return to_text(check(_EXACT.add(Decimal(a), Decimal(b))))
+
+
+def subtract(a: str, b: str) -> str:
+    return to_text(check(_EXACT.subtract(Decimal(a), Decimal(b))))
