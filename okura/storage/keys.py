@@ -1,0 +1,83 @@
+"""Order-preserving key bytes: comparing the bytes (memcmp, as SQLite BLOB and
+PostgreSQL bytea compare) compares the key values the way DynamoDB does.
+
+A key attribute's type is fixed by the table's schema, so an encoding carries no
+type tag, and each encoded value fills its own column, so it needs no length.
+
+- S: the UTF-8 bytes. B: the decoded bytes. Both keep prefixes as prefixes, so
+  begins_with is a byte range.
+- N: a sign byte, the decimal exponent biased into one byte (DynamoDB's range,
+  1E-130 to below 1E+126, is exactly 256 exponents), then the significant digits
+  packed two to a byte as nibbles 1-10 (0 is left free to end a positive number
+  below any digit). Negative numbers invert exponent and digits and end with
+  nibble F, above any digit, so that -1 sorts after -1.05.
+
+A partition key is stored as `partition()`: an 8-byte hash before the encoding,
+so rows cluster by hash and a Scan walks partitions in hash order, and parallel
+scan segments are ranges of the hash space (`segment_bounds`). The hash is
+written to disk: it must never change.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+from hashlib import blake2b
+
+from okura.values import numbers
+
+_NEGATIVE, _ZERO, _POSITIVE = b"\x01", b"\x02", b"\x03"
+_EXPONENT_BIAS = 130  # numbers.check keeps adjusted exponents within [-130, 125]
+_POSITIVE_NIBBLES = str.maketrans("0123456789", "123456789a")
+_NEGATIVE_NIBBLES = str.maketrans("0123456789", "a987654321")
+HASH_BYTES = 8
+_HASH_SPACE = 1 << (8 * HASH_BYTES)
+
+
+def encode(type_: str, wire_value: str) -> bytes:
+    """Key bytes of a key attribute's wire value ("S", "N" or "B" as on the wire)."""
+    if type_ == "S":
+        return wire_value.encode()
+    if type_ == "B":
+        try:
+            return base64.b64decode(wire_value, validate=True)
+        except binascii.Error:
+            raise ValueError(f"invalid base64 key value: {wire_value!r}") from None
+    if type_ == "N":
+        return _encode_number(wire_value)
+    raise ValueError(f"not a key attribute type: {type_!r}")
+
+
+def _encode_number(text: str) -> bytes:
+    sign, digits, exponent = numbers.parse(text).as_tuple()
+    if not digits or digits == (0,):
+        return _ZERO
+    adjusted = exponent + len(digits) - 1 + _EXPONENT_BIAS
+    text = "".join(map(str, digits))
+    if sign:
+        nibbles = text.translate(_NEGATIVE_NIBBLES) + ("f" if len(text) % 2 else "ff")
+        return _NEGATIVE + bytes((255 - adjusted,)) + bytes.fromhex(nibbles)
+    nibbles = text.translate(_POSITIVE_NIBBLES) + ("0" if len(text) % 2 else "")
+    return _POSITIVE + bytes((adjusted,)) + bytes.fromhex(nibbles)
+
+
+def partition_hash(encoded: bytes) -> bytes:
+    """The fixed-width hash that orders partitions; stable forever (it is on disk)."""
+    return blake2b(encoded, digest_size=HASH_BYTES).digest()
+
+
+def partition(type_: str, wire_value: str) -> bytes:
+    """Stored bytes of a partition key value: its hash, then its encoding."""
+    encoded = encode(type_, wire_value)
+    return partition_hash(encoded) + encoded
+
+
+def segment_bounds(segment: int, total: int) -> tuple[bytes, bytes | None]:
+    """The partition-bytes range [lo, hi) of parallel-scan segment `segment` of
+    `total`; hi is None for the last segment, which runs to the end of the space
+    (no finite byte string is above every B partition key)."""
+    if not 0 <= segment < total:
+        raise ValueError(f"segment {segment} outside 0..{total - 1}")
+    lo = (segment * _HASH_SPACE // total).to_bytes(HASH_BYTES, "big")
+    if segment == total - 1:
+        return lo, None
+    return lo, ((segment + 1) * _HASH_SPACE // total).to_bytes(HASH_BYTES, "big")
