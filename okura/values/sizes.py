@@ -1,0 +1,81 @@
+"""Item sizes as DynamoDB counts them (developer guide, "DynamoDB item sizes and
+formats"), the 400 KB item limit, and the capacity units a size costs.
+
+Every size here is of checked wire values: numbers already normalised, binaries
+canonical base64 (their raw length is computed without decoding).
+"""
+from __future__ import annotations
+
+from okura import errors
+from okura.values.validation import binary_length
+
+MAX_ITEM_SIZE = 400 * 1024
+ITEM_TOO_LARGE = "Item size has exceeded the maximum allowed size"
+UPDATE_TOO_LARGE = "Item size to update has exceeded the maximum allowed size"
+READ_UNIT = 4096
+WRITE_UNIT = 1024
+_CONTAINER_OVERHEAD = 3  # a List or Map, whatever it holds
+_ELEMENT_OVERHEAD = 1  # each element of a List or Map
+
+
+def utf8_size(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode())
+
+
+def number_size(text: str) -> int:
+    """1 byte per two significant digits, plus 1 (the guide calls it approximate)."""
+    digits = text.lstrip("-").replace(".", "").strip("0")
+    return (len(digits) + 1) // 2 + 1
+
+
+def value_size(av: dict) -> int:
+    """Size of one AttributeValue, without its name."""
+    for tag, value in av.items():
+        if tag == "S":
+            return utf8_size(value)
+        if tag == "N":
+            return number_size(value)
+        if tag == "B":
+            return binary_length(value)
+        if tag == "M":
+            return _CONTAINER_OVERHEAD + sum(
+                utf8_size(name) + value_size(member) + _ELEMENT_OVERHEAD for name, member in value.items())
+        if tag == "L":
+            return _CONTAINER_OVERHEAD + sum(value_size(member) + _ELEMENT_OVERHEAD for member in value)
+        if tag == "SS":
+            return sum(map(utf8_size, value))
+        if tag == "NS":
+            return sum(map(number_size, value))
+        if tag == "BS":
+            return sum(map(binary_length, value))
+        if tag in ("BOOL", "NULL"):
+            return 1
+    raise ValueError(f"not a checked AttributeValue: {av!r}")
+
+
+def item_size(item: dict) -> int:
+    """Sum of attribute name lengths and value sizes."""
+    return sum(utf8_size(name) + value_size(av) for name, av in item.items())
+
+
+def check_item_size(item: dict, message: str = ITEM_TOO_LARGE) -> int:
+    """The item's size, or DynamoDB's error past 400 KB (UpdateItem passes UPDATE_TOO_LARGE)."""
+    size = item_size(item)
+    if size > MAX_ITEM_SIZE:
+        raise errors.validation(message)
+    return size
+
+
+def read_units(size: int, consistent: bool = False, transactional: bool = False) -> float:
+    """Read capacity for `size` bytes read in one request: 4 KB units rounded up, at least one;
+    half for eventually consistent reads, double for transactional ones."""
+    units = max(1, -(-size // READ_UNIT))
+    if transactional:
+        return units * 2.0
+    return float(units) if consistent else units / 2
+
+
+def write_units(size: int, transactional: bool = False) -> float:
+    """Write capacity for one item of `size` bytes: 1 KB units rounded up, at least one."""
+    units = max(1, -(-size // WRITE_UNIT))
+    return units * 2.0 if transactional else float(units)
