@@ -1,0 +1,110 @@
+"""check(): a request against its operation's input shape, as DynamoDB's front end does.
+
+Wrongly typed JSON raises SerializationException at once. Constraint violations
+are gathered over the whole request, in DynamoDB's order, into one
+ValidationException: "N validation error(s) detected: Value ... at '<path>'
+failed to satisfy constraint: ...; ...". Members DynamoDB does not know are
+ignored, and a JSON null counts as an absent member.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from okura import errors
+from okura.shapes.nodes import StructureNode, compile_shape, mismatch
+from okura.shapes.render import render
+
+MAX_LISTED = 10  # the count covers every error; the list stops after ten (unverified)
+
+_MODEL = json.loads((Path(__file__).with_name("model.json")).read_text())
+
+# A table-name member that also takes an ARN: a name must follow these rules,
+# reported after the model's own checks pass, length before pattern (recorded responses).
+_NAME_PATTERN = "[a-zA-Z0-9_.-]+"
+_NAME_RE = re.compile(_NAME_PATTERN)
+
+
+class _Operation:
+    __slots__ = ("root", "shapes", "names")
+
+    def __init__(self, root: StructureNode, shapes: dict, names: tuple[str, ...]):
+        self.root = root
+        self.shapes = shapes
+        self.names = names
+
+
+def _compile(entry: dict, shapes: dict, memo: dict) -> _Operation:
+    root = compile_shape(entry["input"], shapes, memo) if entry["input"] else StructureNode("")
+    drop = entry.get("drop")
+    if drop:
+        root = _without(root, drop, shapes)
+    return _Operation(root, shapes, tuple(entry.get("name_or_arn", ())))
+
+
+def _without(root: StructureNode, drop: dict, shapes: dict) -> StructureNode:
+    """A copy of `root` whose members in `drop` lose the named constraints."""
+    copy = StructureNode(root.name)
+    for wire, camel, node, required in root.members:
+        if wire in drop:
+            spec = {k: v for k, v in shapes[node.name].items() if k not in drop[wire]}
+            node = type(node)(node.name, spec)
+        copy.members.append((wire, camel, node, required))
+    return copy
+
+
+def _build() -> dict[str, _Operation]:
+    operations = {}
+    for service in _MODEL["services"].values():
+        shapes, memo = service["shapes"], {}
+        for name, entry in service["operations"].items():
+            operations[name] = _compile(entry, shapes, memo)
+    return operations
+
+
+_OPERATIONS = _build()
+OPERATIONS = frozenset(_OPERATIONS)
+
+
+def check(operation: str, body: dict) -> None:
+    """Validate `body` for `operation` (e.g. "PutItem"); raises a DynamoError or returns None."""
+    op = _OPERATIONS.get(operation)
+    if op is None:
+        raise errors.unknown_operation()
+    if type(body) is not dict:
+        raise mismatch(body, None)
+    errs: list = []
+    op.root.check_inner(body, "", errs)
+    if not errs and op.names:
+        _check_names(op, body, errs)
+    if errs:
+        raise _aggregate(errs, op.shapes)
+
+
+def _check_names(op: _Operation, body: dict, errs: list) -> None:
+    for wire in op.names:
+        name = body.get(wire)
+        if name is None or name.startswith("arn:"):
+            continue
+        path = wire[0].lower() + wire[1:]
+        if len(name) < 3:
+            errs.append((path, name, None, "Member must have length greater than or equal to 3"))
+        elif len(name) > 255:
+            errs.append((path, name, None, "Member must have length less than or equal to 255"))
+        if _NAME_RE.fullmatch(name) is None:
+            errs.append((path, name, None, f"Member must satisfy regular expression pattern: {_NAME_PATTERN}"))
+
+
+def _aggregate(errs: list, shapes: dict) -> errors.DynamoError:
+    listed = "; ".join(
+        f"Value {_value(value, shape, shapes)} at '{path}' failed to satisfy constraint: {text}"
+        for path, value, shape, text in errs[:MAX_LISTED])
+    count = len(errs)
+    return errors.validation(f"{count} validation error{'' if count == 1 else 's'} detected: {listed}")
+
+
+def _value(value, shape: str | None, shapes: dict) -> str:
+    if value is None:
+        return "null"
+    return f"'{render(value, shape, shapes) if shape else value}'"

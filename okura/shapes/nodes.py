@@ -1,0 +1,286 @@
+"""Compiled request shapes: one node per model shape, checking a parsed JSON value.
+
+A node's `check(value, path, errs)` raises DynamoDB's SerializationException at
+the first value of the wrong JSON type (Coral fails while deserialising, before
+any constraint is looked at) and appends each violated constraint to `errs` as
+(path, value, shape name, constraint text); the checker renders them at the end.
+Scalar nodes also answer `violations(value)` and list every constraint in
+`bracket`, for the "Member must satisfy constraint: [...]" form DynamoDB uses
+for list members and map keys and values.
+"""
+from __future__ import annotations
+
+import re
+
+from okura import errors
+
+NOT_NULL = "Member must not be null"
+_DICT_FOUND = "Start of structure or map found where not expected"
+_LIST_FOUND = "Start of list found where not expected"
+_SCALAR_FOUND = "Unexpected field type"
+_TOKENS = {str: "STRING_VALUE", int: "NUMBER_VALUE", float: "NUMBER_VALUE",
+           bool: "BOOLEAN_VALUE"}  # BOOLEAN_VALUE: unverified
+
+
+def mismatch(value, expected: str | None) -> errors.DynamoError:
+    """The SerializationException for `value` where a `expected` scalar (None: an aggregate) belongs."""
+    if type(value) is dict:
+        return errors.serialization(_DICT_FOUND)
+    if type(value) is list:
+        return errors.serialization(_LIST_FOUND)
+    if expected is None:
+        return errors.serialization(_SCALAR_FOUND)
+    # "NUMBER_VALUE cannot be converted to String" is verified; the other pairs follow it (unverified).
+    return errors.serialization(f"{_TOKENS[type(value)]} cannot be converted to {expected}")
+
+
+def _length(min_, max_) -> list[tuple]:
+    tests = []
+    if max_ is not None:
+        tests.append((lambda n: n > max_, f"Member must have length less than or equal to {max_}"))
+    if min_ is not None:
+        tests.append((lambda n: n < min_, f"Member must have length greater than or equal to {min_}"))
+    return tests
+
+
+def _utf16_length(text: str) -> int:
+    # Java measures strings in UTF-16 code units.
+    return len(text) if text.isascii() else len(text.encode("utf-16-le")) // 2
+
+
+class Node:
+    __slots__ = ("name", "bracket")
+    inner = False  # whether check_inner has anything to do
+
+    def __init__(self, name: str):
+        self.name = name
+        self.bracket: list[str] = []
+
+    def typecheck(self, value) -> None:
+        raise NotImplementedError
+
+    def violations(self, value) -> list[str]:
+        return []
+
+    def check_inner(self, value, path: str, errs: list) -> None:
+        pass
+
+    def check(self, value, path: str, errs: list) -> None:
+        self.typecheck(value)
+        for text in self.violations(value):
+            errs.append((path, value, self.name, text))
+        if self.inner:
+            self.check_inner(value, path, errs)
+
+
+class StringNode(Node):
+    __slots__ = ("tests", "nested_tests")
+
+    def __init__(self, name: str, spec: dict):
+        super().__init__(name)
+        pattern = spec.get("pattern")
+        lengths = [(lambda s, fails=fails: fails(_utf16_length(s)), text)
+                   for fails, text in _length(spec.get("min"), spec.get("max"))]
+        others = []
+        if pattern is not None:
+            regex = re.compile(spec.get("py_pattern", pattern))
+            others.append((lambda s: regex.fullmatch(s) is None,
+                           f"Member must satisfy regular expression pattern: {pattern}"))
+        if "enum" in spec:
+            allowed = frozenset(spec["enum"])
+            others.append((lambda s: s not in allowed,
+                           f"Member must satisfy enum value set: [{', '.join(spec['enum'])}]"))
+        # Recorded responses put the pattern before the length for a top-level member
+        # ('backupName', 'exclusiveStartTableName') and after it for a nested one
+        # ('globalSecondaryIndexes.1.member.indexName'); the bracketed form lists
+        # the lengths first, maximum before minimum.
+        self.tests = others + lengths
+        self.nested_tests = lengths + others
+        self.bracket = [text for _, text in self.nested_tests]
+
+    def typecheck(self, value) -> None:
+        if type(value) is not str:
+            raise mismatch(value, "String")
+
+    def violations(self, value) -> list[str]:
+        return [text for fails, text in self.nested_tests if fails(value)]
+
+    def check(self, value, path: str, errs: list) -> None:
+        if type(value) is not str:
+            raise mismatch(value, "String")
+        for fails, text in self.tests if "." not in path else self.nested_tests:
+            if fails(value):
+                errs.append((path, value, self.name, text))
+
+
+class NumberNode(Node):
+    __slots__ = ("java_type", "tests")
+
+    def __init__(self, name: str, spec: dict):
+        super().__init__(name)
+        self.java_type = {"integer": "Integer", "long": "Long", "double": "Double"}[spec["type"]]
+        low, high = spec.get("min"), spec.get("max")
+        self.tests = []
+        if low is not None:
+            self.tests.append((lambda n: n < low, f"Member must have value greater than or equal to {low}"))
+        if high is not None:
+            self.tests.append((lambda n: n > high, f"Member must have value less than or equal to {high}"))
+        self.bracket = [text for _, text in self.tests]
+
+    def typecheck(self, value) -> None:
+        kind = type(value)
+        if kind is not int and kind is not float:
+            raise mismatch(value, self.java_type)
+
+    def violations(self, value) -> list[str]:
+        return [text for fails, text in self.tests if fails(value)]
+
+
+class BooleanNode(Node):
+    __slots__ = ()
+
+    def typecheck(self, value) -> None:
+        if type(value) is not bool:
+            raise mismatch(value, "Boolean")
+
+
+class TimestampNode(Node):
+    """Epoch seconds, as every SDK sends them over the JSON protocol."""
+    __slots__ = ()
+
+    def typecheck(self, value) -> None:
+        if type(value) is not int and type(value) is not float:
+            raise mismatch(value, "Date")  # unverified
+
+
+class AttributeValueNode(Node):
+    """An AttributeValue: a JSON object; its content is checked by okura.values."""
+    __slots__ = ()
+
+    def typecheck(self, value) -> None:
+        if type(value) is not dict:
+            raise mismatch(value, None)
+
+    def check(self, value, path: str, errs: list) -> None:
+        if type(value) is not dict:
+            raise mismatch(value, None)
+
+
+class StructureNode(Node):
+    __slots__ = ("members",)
+    inner = True
+
+    def __init__(self, name: str):
+        super().__init__(name)
+        self.members: list[tuple] = []  # (wire name, path name, node, required), in DynamoDB's order
+
+    def typecheck(self, value) -> None:
+        if type(value) is not dict:
+            raise mismatch(value, None)
+
+    def check_inner(self, value, path: str, errs: list) -> None:
+        prefix = path + "." if path else ""
+        for wire, camel, node, required in self.members:
+            item = value.get(wire)
+            if item is None:
+                if required:
+                    errs.append((prefix + camel, None, None, NOT_NULL))
+            else:
+                node.check(item, prefix + camel, errs)
+
+    def check(self, value, path: str, errs: list) -> None:
+        if type(value) is not dict:
+            raise mismatch(value, None)
+        self.check_inner(value, path, errs)
+
+
+def _check_elements(node: Node, items, paths, whole, whole_path: str, whole_shape: str,
+                    errs: list, form: str) -> None:
+    """Check collection elements: scalars as one bracketed error on the whole, others each at its path."""
+    if node.bracket:
+        for item in items:
+            if item is not None:
+                node.typecheck(item)
+        if any(item is not None and node.violations(item) for item in items):
+            errs.append((whole_path, whole, whole_shape, f"{form} must satisfy constraint: [{', '.join(node.bracket)}]"))
+    if node.inner:
+        for item, path in zip(items, paths):
+            if item is not None:
+                node.typecheck(item)
+                node.check_inner(item, path, errs)
+    elif not node.bracket:
+        for item in items:
+            if item is not None:
+                node.typecheck(item)
+
+
+class _Collection(Node):
+    __slots__ = ("tests",)
+    inner = True
+
+    def __init__(self, name: str, spec: dict):
+        super().__init__(name)
+        self.tests = _length(spec.get("min"), spec.get("max"))
+        self.bracket = [text for _, text in self.tests]
+
+    def violations(self, value) -> list[str]:
+        return [text for fails, text in self.tests if fails(len(value))]
+
+
+class ListNode(_Collection):
+    __slots__ = ("member",)
+
+    def typecheck(self, value) -> None:
+        if type(value) is not list:
+            raise mismatch(value, None)
+
+    def check_inner(self, value, path: str, errs: list) -> None:
+        paths = (f"{path}.{i}.member" for i in range(1, len(value) + 1))
+        _check_elements(self.member, value, paths, value, path, self.name, errs, "Member")
+
+
+class MapNode(_Collection):
+    __slots__ = ("key", "value")
+
+    def typecheck(self, value) -> None:
+        if type(value) is not dict:
+            raise mismatch(value, None)
+
+    def check_inner(self, value, path: str, errs: list) -> None:
+        key = self.key
+        if key.bracket and any(key.violations(k) for k in value):
+            errs.append((path, value, self.name, f"Map keys must satisfy constraint: [{', '.join(key.bracket)}]"))
+        paths = (f"{path}.{k}.member" for k in value)
+        _check_elements(self.value, list(value.values()), paths, value, path, self.name, errs, "Map value")
+
+
+_SCALARS = {"string": StringNode, "integer": NumberNode, "long": NumberNode, "double": NumberNode}
+_PLAIN = {"boolean": BooleanNode, "timestamp": TimestampNode, "attributevalue": AttributeValueNode}
+
+
+def compile_shape(name: str, shapes: dict, memo: dict) -> Node:
+    """The node for shape `name`, built once per model and shared (`memo`)."""
+    node = memo.get(name)
+    if node is not None:
+        return node
+    spec = shapes[name]
+    kind = spec["type"]
+    if kind in _SCALARS:
+        node = _SCALARS[kind](name, spec)
+    elif kind in _PLAIN:
+        node = _PLAIN[kind](name)
+    elif kind == "structure":
+        node = memo[name] = StructureNode(name)  # registered first: shapes may nest themselves
+        node.members = [(wire, camel, compile_shape(shape, shapes, memo), required)
+                        for wire, camel, shape, required in spec["members"]]
+    elif kind == "list":
+        node = ListNode(name, spec)
+        node.member = compile_shape(spec["member"], shapes, memo)
+    elif kind == "map":
+        node = MapNode(name, spec)
+        node.key = compile_shape(spec["key"], shapes, memo)
+        node.value = compile_shape(spec["value"], shapes, memo)
+    else:
+        raise ValueError(f"shape {name}: unknown type {kind}")
+    memo[name] = node
+    return node
