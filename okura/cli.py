@@ -1,0 +1,29 @@
+"""The command line: parsing only; the work is done by the modules it calls."""
+from __future__ import annotations
+
+import argparse
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="okura", description="A DynamoDB-compatible server.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve = commands.add_parser("serve", help="run the server")
+    serve.add_argument("--host", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="port to listen on (default 8000)")
+    serve.add_argument("--data-dir", help="directory of the SQLite data (default ./okura-data)")
+    serve.add_argument("--memory", action="store_true", default=None,
+                       help="keep everything in memory, nothing on disk")
+    serve.add_argument("--durability", choices=["process", "fsync"],
+                       help="process: writes survive a crash of okura (default); "
+                            "fsync: they also survive power loss")
+    serve.add_argument("--status-delay", type=float,
+                       help="seconds tables stay CREATING/UPDATING/DELETING (default 0)")
+    serve.add_argument("--log-level", choices=["debug", "info", "warning", "error"])
+    serve.add_argument("--config", default="okura.toml", help="settings file (default okura.toml)")
+    args = vars(parser.parse_args(argv))
+    command = args.pop("command")
+    if command == "serve":
+        from okura import config
+        from okura.server.app import run
+
+        run(config.load(args.pop("config"), **args))

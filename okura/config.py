@@ -1,0 +1,42 @@
+"""One Settings object, from okura.toml, then OKURA_* environment variables, then flags."""
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from dataclasses import dataclass, fields
+
+
+@dataclass
+class Settings:
+    host: str = "127.0.0.1"
+    port: int = 8000
+    data_dir: str = "okura-data"
+    memory: bool = False
+    log_level: str = "info"
+    durability: str = "process"       # "process" survives kill -9; "fsync" survives power loss
+    account_id: str = "000000000000"  # every credential maps to this one account
+    status_delay: float = 0.0         # seconds a table stays CREATING/UPDATING/DELETING
+
+    def merged(self, **overrides) -> "Settings":
+        given = {key: value for key, value in overrides.items() if value is not None}
+        return dataclasses.replace(self, **given)
+
+
+def _coerce(kind: type, text: str):
+    if kind is bool:
+        return text.strip().lower() in ("1", "true", "yes", "on")
+    return kind(text)
+
+
+def load(config_file: str = "okura.toml", environ=os.environ, **flags) -> Settings:
+    settings = Settings()
+    types = {f.name: type(getattr(settings, f.name)) for f in fields(settings)}
+    if os.path.exists(config_file):
+        with open(config_file, "rb") as handle:
+            table = tomllib.load(handle)
+        settings = settings.merged(**{k.replace("-", "_"): v for k, v in table.items()
+                                      if k.replace("-", "_") in types})
+    from_env = {name: _coerce(kind, environ[f"OKURA_{name.upper()}"])
+                for name, kind in types.items() if f"OKURA_{name.upper()}" in environ}
+    return settings.merged(**from_env).merged(**flags)

@@ -1,0 +1,126 @@
+"""The catalog: every table of every region, its schema and settings.
+
+Each table is one document in storage, shaped like DynamoDB's TableDescription
+without the parts computed on demand (status after a delay, item count, size).
+Lookups are served from a per-process cache of Table objects; the storage
+document is the truth, so a cache miss reloads it.
+"""
+from __future__ import annotations
+
+import orjson
+
+from okura.storage import keys
+
+ACTIVE, CREATING, UPDATING, DELETING = "ACTIVE", "CREATING", "UPDATING", "DELETING"
+# Catalog-document members that are okura's bookkeeping, not TableDescription members.
+PRIVATE = ("Tags", "TimeToLive", "StatusUntil")
+
+
+class Table:
+    """One table: its catalog document and what is derived from it once."""
+
+    __slots__ = ("id", "region", "name", "doc", "arn", "hash_key", "hash_type",
+                 "range_key", "range_type", "key_names", "schema")
+
+    def __init__(self, tid: int, region: str, account: str, doc: dict):
+        self.id = tid
+        self.region = region
+        self.name = doc["TableName"]
+        self.doc = doc
+        self.arn = f"arn:aws:dynamodb:{region}:{account}:table/{self.name}"
+        types = {a["AttributeName"]: a["AttributeType"] for a in doc["AttributeDefinitions"]}
+        schema = {k["KeyType"]: k["AttributeName"] for k in doc["KeySchema"]}
+        self.hash_key = schema["HASH"]
+        self.hash_type = types[self.hash_key]
+        self.range_key = schema.get("RANGE")
+        self.range_type = types.get(self.range_key)
+        self.key_names = (self.hash_key,) if self.range_key is None else (
+            self.hash_key, self.range_key)
+        self.schema = [(name, types[name]) for name in self.key_names]
+
+    def status(self, now: float) -> str:
+        status = self.doc["TableStatus"]
+        if status in (CREATING, UPDATING) and now >= self.doc.get("StatusUntil", 0):
+            return ACTIVE
+        return status
+
+    def gone(self, now: float) -> bool:
+        return self.doc["TableStatus"] == DELETING and now >= self.doc.get("StatusUntil", 0)
+
+    def locate(self, key: dict) -> tuple[bytes, bytes]:
+        """Storage key bytes of an item or key whose key attributes are valid."""
+        hk = keys.partition(self.hash_type, key[self.hash_key][self.hash_type])
+        if self.range_key is None:
+            return hk, b""
+        return hk, keys.encode(self.range_type, key[self.range_key][self.range_type])
+
+    def key_of(self, item: dict) -> dict:
+        return {name: item[name] for name in self.key_names}
+
+
+class Catalog:
+    def __init__(self, engine, clock, account: str):
+        self.engine = engine
+        self.clock = clock
+        self.account = account
+        self._cache: dict[tuple[str, str], Table] = {}
+
+    async def get(self, region: str, name: str) -> Table | None:
+        """The table, or None if it does not exist (or has finished deleting)."""
+        table = self._cache.get((region, name))
+        if table is None:
+            async with self.engine.reader() as unit:
+                found = await unit.catalog_get(region, name)
+            if found is None:
+                return None
+            table = Table(found[0], region, self.account, orjson.loads(found[1]))
+            self._cache[(region, name)] = table
+        if table.gone(self.clock.now()):
+            await self._forget(table)
+            return None
+        return table
+
+    async def names(self, region: str) -> list[str]:
+        async with self.engine.reader() as unit:
+            names = await unit.catalog_list(region)
+        return [name for name in names if await self.get(region, name) is not None]
+
+    async def create(self, region: str, doc: dict) -> Table | None:
+        """Add a table; None if one of that name exists in the region."""
+        async with self.engine.transaction() as unit:
+            tid = await unit.catalog_insert(region, doc["TableName"], orjson.dumps(doc))
+        if tid is None:
+            return None
+        table = Table(tid, region, self.account, doc)
+        self._cache[(region, table.name)] = table
+        return table
+
+    async def save(self, table: Table, doc: dict) -> Table:
+        """Replace a table's document; returns the new Table (the old one stays unchanged,
+        so a request that already holds it sees one consistent version)."""
+        async with self.engine.transaction() as unit:
+            await unit.catalog_update(table.id, orjson.dumps(doc))
+        new = Table(table.id, table.region, self.account, doc)
+        self._cache[(table.region, table.name)] = new
+        return new
+
+    async def delete(self, table: Table, doc: dict) -> None:
+        """Drop a table's items at once; its name stays taken (DELETING) until the
+        status delay in `doc` has passed."""
+        finished = doc.get("StatusUntil", 0) <= self.clock.now()
+        async with self.engine.transaction() as unit:
+            await unit.drop_rows(table.id)
+            if finished:
+                await unit.catalog_delete(table.id)
+            else:
+                await unit.catalog_update(table.id, orjson.dumps(doc))
+        if finished:
+            self._cache.pop((table.region, table.name), None)
+        else:
+            self._cache[(table.region, table.name)] = Table(table.id, table.region,
+                                                            self.account, doc)
+
+    async def _forget(self, table: Table) -> None:
+        async with self.engine.transaction() as unit:
+            await unit.catalog_delete(table.id)
+        self._cache.pop((table.region, table.name), None)

@@ -1,0 +1,20 @@
+"""The Database: what the operations reach core through."""
+from __future__ import annotations
+
+from okura.core.catalog import Catalog
+from okura.core.clock import Clock
+
+
+class Database:
+    def __init__(self, engine, account: str, status_delay: float = 0.0, clock: Clock | None = None):
+        self.engine = engine
+        self.account = account
+        self.status_delay = status_delay
+        self.clock = clock or Clock()
+        self.catalog = Catalog(engine, self.clock, account)
+
+    async def open(self) -> None:
+        await self.engine.open()
+
+    async def close(self) -> None:
+        await self.engine.close()

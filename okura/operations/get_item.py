@@ -1,0 +1,37 @@
+"""GetItem: read one item by key, whole or projected."""
+from __future__ import annotations
+
+import orjson
+
+from okura import expressions, shapes
+from okura.core import items
+from okura.operations.single_item import active_table, capacity_reply, check_key, resolver
+from okura.values import sizes, validation
+
+_EMPTY = b"{}"
+
+
+async def handle(request, body: dict):
+    shapes.check("GetItem", body)
+    key = body["Key"]
+    validation.check_item(key)
+    names = resolver(body, ("ProjectionExpression",))
+    text = body.get("ProjectionExpression")
+    projection = None if text is None else expressions.projection(text, names)
+    names.finish()
+    table = await active_table(request, body["TableName"])
+    check_key(table, key)
+    raw = await items.get_raw(request.app.db, table, key)
+    mode = body.get("ReturnConsumedCapacity")
+    if projection is None and mode not in ("TOTAL", "INDEXES"):
+        # The stored bytes are the item's wire JSON: copy them, never decode them.
+        return _EMPTY if raw is None else b'{"Item":' + raw + b"}"
+    item = None if raw is None else orjson.loads(raw)
+    out = {}
+    if item is not None:
+        out["Item"] = item if projection is None else expressions.project(projection, item)
+    if mode in ("TOTAL", "INDEXES"):
+        size = 0 if item is None else sizes.item_size(item)
+        out["ConsumedCapacity"] = capacity_reply(
+            table, mode, sizes.read_units(size, consistent=bool(body.get("ConsistentRead"))))
+    return out

@@ -1,0 +1,29 @@
+"""DynamoDB's TableDescription of a table, as CreateTable, DescribeTable,
+UpdateTable and DeleteTable return it."""
+from __future__ import annotations
+
+from okura.core.catalog import PRIVATE, Table
+
+
+async def describe(db, table: Table, counts: bool = True) -> dict:
+    """The TableDescription as of now; `counts` False skips ItemCount and
+    TableSizeBytes (zero in CreateTable's and DeleteTable's replies)."""
+    now = db.clock.now()
+    doc = table.doc
+    description = {name: value for name, value in doc.items() if name not in PRIVATE}
+    description["TableStatus"] = table.status(now)
+    description["TableArn"] = table.arn
+    if counts:
+        async with db.engine.reader() as unit:
+            count, size = await unit.table_stats(table.id)
+    else:
+        count = size = 0
+    description["ItemCount"] = count
+    description["TableSizeBytes"] = size
+    for kind in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes"):
+        if kind in description:
+            description[kind] = [dict(index, IndexArn=f"{table.arn}/index/{index['IndexName']}")
+                                 for index in description[kind]]
+    if "LatestStreamLabel" in doc:
+        description["LatestStreamArn"] = f"{table.arn}/stream/{doc['LatestStreamLabel']}"
+    return description

@@ -1,0 +1,93 @@
+"""Start, serve and stop: the listening socket, request dispatch, signals."""
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+
+import orjson
+
+from okura import errors
+from okura.config import Settings
+from okura.core.database import Database
+from okura.server import auth
+from okura.server.http import HttpProtocol, decode_body, request_ids
+from okura.server.router import ROUTES
+
+log = logging.getLogger("okura")
+
+
+class App:
+    def __init__(self, db: Database, settings: Settings):
+        self.db = db
+        self.settings = settings
+        self.request_ids = request_ids()
+        self.connections: set[HttpProtocol] = set()
+
+    async def dispatch(self, request, raw: bytes) -> tuple[int, bytes]:
+        """Run one DynamoDB request; every failure becomes DynamoDB's error reply."""
+        headers = request.headers
+        try:
+            handler = ROUTES.get(headers.get("x-amz-target", ""))
+            if handler is None:
+                raise errors.unknown_operation()
+            request.region = auth.region_of(headers.get("authorization"),
+                                            "x-amz-date" in headers or "date" in headers)
+            try:
+                body = orjson.loads(decode_body(headers, raw))
+            except orjson.JSONDecodeError:
+                raise errors.serialization("Start of structure or map found where not expected.")  # unverified
+            if not isinstance(body, dict):
+                raise errors.serialization("Start of structure or map found where not expected.")  # unverified
+            result = await handler(request, body)
+            return 200, result if isinstance(result, bytes) else orjson.dumps(result)
+        except errors.DynamoError as error:
+            return error.status, error.body()
+        except Exception:
+            log.exception("internal error in %s (request %s)",
+                          headers.get("x-amz-target"), request.request_id)
+            error = errors.internal_server_error()
+            return error.status, error.body()
+
+
+def make_engine(settings: Settings):
+    from okura.storage.sqlite import SqliteEngine
+
+    return SqliteEngine(None if settings.memory else settings.data_dir, settings.durability)
+
+
+async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
+    db = Database(make_engine(settings), settings.account_id, settings.status_delay)
+    await db.open()
+    app = App(db, settings)
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(lambda: HttpProtocol(app), settings.host, settings.port,
+                                      reuse_address=True, backlog=1024)
+    stop = asyncio.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    log.info("okura listening on %s:%d (%s)", settings.host, settings.port,
+                "memory" if settings.memory else settings.data_dir)
+    if ready is not None:
+        ready.set()
+    await stop.wait()
+    server.close()
+    for connection in list(app.connections):
+        connection.close_when_idle()
+    for _ in range(100):  # let in-flight requests finish, for at most a second
+        if not any(c.busy for c in app.connections):
+            break
+        await asyncio.sleep(0.01)
+    await db.close()
+    log.info("okura stopped")
+
+
+def run(settings: Settings) -> None:
+    logging.basicConfig(level=settings.log_level.upper(),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        import uvloop
+    except ImportError:
+        asyncio.run(serve(settings))
+    else:
+        uvloop.run(serve(settings))

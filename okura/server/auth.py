@@ -1,0 +1,36 @@
+"""SigV4 Authorization header: parsed for access key and region, not yet verified."""
+from __future__ import annotations
+
+from okura import errors
+
+_REQUIRED = ("Credential", "Signature", "SignedHeaders")
+
+
+def region_of(authorization: str | None, has_date: bool) -> str:
+    """The region a request is signed for; raises DynamoDB's authentication errors."""
+    if not authorization:
+        raise errors.missing_authentication_token()
+    _algorithm, _, rest = authorization.partition(" ")
+    params = {}
+    for part in rest.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        name, sep, value = part.partition("=")
+        if not sep:
+            raise errors.incomplete_signature(
+                f"'{part}' not a valid key=value pair (missing equal-sign) in Authorization"
+                f" header: '{authorization}'.")
+        params[name] = value
+    problems = [f"Authorization header requires '{name}' parameter."
+                for name in _REQUIRED if name not in params]
+    if not has_date:
+        problems.append(
+            "Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header.")
+    if problems:
+        raise errors.incomplete_signature(" ".join(problems) + f" Authorization={authorization}")
+    scope = params["Credential"].split("/")
+    if len(scope) != 5 or not scope[2]:
+        raise errors.incomplete_signature(
+            f"Credential should be scoped to a valid region. Authorization={authorization}")  # unverified
+    return scope[2]

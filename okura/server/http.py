@@ -1,0 +1,223 @@
+"""HTTP/1.1 front: an asyncio Protocol over httptools, no framework.
+
+One request at a time per connection (pipelined requests queue behind it).
+A handler coroutine is first run eagerly: on the embedded backend it completes
+without suspending, so the reply is written in the same callback and no Task is
+created; only a coroutine that really waits (a network backend) becomes a Task.
+"""
+from __future__ import annotations
+
+import asyncio
+import gzip
+import logging
+import time
+import types
+import zlib
+from collections import deque
+from email.utils import formatdate
+from itertools import count
+from random import SystemRandom
+
+import httptools
+
+from okura import errors
+
+log = logging.getLogger("okura.server")
+
+MAX_BODY = 16 * 1024 * 1024 + 64 * 1024  # BatchWriteItem's 16 MB plus envelope
+_REQUEST_ID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+_STATUS = {200: b"200 OK", 400: b"400 Bad Request", 404: b"404 Not Found",
+           413: b"413 Request Entity Too Large", 500: b"500 Internal Server Error"}
+_JSON = b"application/x-amz-json-1.0"
+
+
+def request_ids():
+    """DynamoDB-style 52-character request ids: a random per-process prefix and a counter,
+    unique across processes without a random draw per request."""
+    prefix = "".join(SystemRandom().choice(_REQUEST_ID_ALPHABET) for _ in range(40))
+    for n in count():
+        yield f"{prefix}{n:012d}"
+
+
+class _Clock:
+    """The HTTP Date header, formatted once per second."""
+
+    __slots__ = ("second", "value")
+
+    def __init__(self):
+        self.second = -1
+        self.value = b""
+
+    def date(self) -> bytes:
+        now = int(time.time())
+        if now != self.second:
+            self.second = now
+            self.value = formatdate(now, usegmt=True).encode()
+        return self.value
+
+
+_http_date = _Clock()
+
+
+class Request:
+    """What a handler knows of the request besides its body."""
+
+    __slots__ = ("headers", "region", "request_id", "app", "local_address")
+
+    def __init__(self, headers: dict, request_id: str, app, local_address):
+        self.headers = headers
+        self.request_id = request_id
+        self.app = app
+        self.local_address = local_address
+        self.region = ""
+
+
+@types.coroutine
+def _resume(coro, awaited):
+    """Continue a coroutine, first run by hand, from the future it yielded."""
+    while True:
+        try:
+            yield awaited
+        except BaseException as exc:  # noqa: B902 - forwarded into the coroutine
+            try:
+                awaited = coro.throw(exc)
+            except StopIteration as stop:
+                return stop.value
+        else:
+            try:
+                awaited = coro.send(None)
+            except StopIteration as stop:
+                return stop.value
+
+
+async def _finish(coro, awaited):
+    return await _resume(coro, awaited)
+
+
+class HttpProtocol(asyncio.Protocol):
+    __slots__ = ("app", "transport", "parser", "headers", "url", "body", "queue", "busy",
+                 "local_address", "_header_name", "closing")
+
+    def __init__(self, app):
+        self.app = app
+        self.transport = None
+        self.parser = httptools.HttpRequestParser(self)
+        self.queue = deque()
+        self.busy = False
+        self.closing = False
+        self._reset()
+
+    def _reset(self):
+        self.headers = {}
+        self.url = b""
+        self.body = []
+
+    # asyncio callbacks
+    def connection_made(self, transport):
+        self.transport = transport
+        self.local_address = transport.get_extra_info("sockname")
+        self.app.connections.add(self)
+
+    def connection_lost(self, exc):
+        self.app.connections.discard(self)
+        self.transport = None
+
+    def data_received(self, data):
+        try:
+            self.parser.feed_data(data)
+        except httptools.HttpParserUpgrade:
+            self._fail_connection(400)
+        except httptools.HttpParserError:
+            self._fail_connection(400)
+
+    # httptools callbacks
+    def on_url(self, url):
+        self.url += url
+
+    def on_header(self, name, value):
+        self.headers[name.decode("latin-1").lower()] = value.decode("latin-1")
+
+    def on_body(self, body):
+        self.body.append(body)
+        if sum(map(len, self.body)) > MAX_BODY:
+            self.body = []
+            self._fail_connection(413)
+
+    def on_message_complete(self):
+        method = self.parser.get_method()
+        keep_alive = self.parser.should_keep_alive()
+        item = (method, self.headers, b"".join(self.body), keep_alive)
+        self._reset()
+        if self.busy:
+            self.queue.append(item)
+        else:
+            self._start(item)
+
+    # request handling
+    def _start(self, item):
+        method, headers, body, keep_alive = item
+        if method != b"POST":
+            host = headers.get("host", "localhost").rpartition(":")[0] or headers.get("host", "")
+            self._write(200, b"healthy: " + host.encode() + b" ", keep_alive, b"text/plain")
+            return
+        request = Request(headers, next(self.app.request_ids), self.app, self.local_address)
+        coro = self.app.dispatch(request, body)
+        try:
+            awaited = coro.send(None)
+        except StopIteration as stop:
+            self._reply(request, stop.value, keep_alive)
+            return
+        self.busy = True
+        task = asyncio.ensure_future(_finish(coro, awaited))
+        task.add_done_callback(lambda done: self._finished(request, done, keep_alive))
+
+    def _finished(self, request, task, keep_alive):
+        self.busy = False
+        self._reply(request, task.result(), keep_alive)
+        while self.queue and not self.busy and self.transport is not None:
+            self._start(self.queue.popleft())
+
+    def _reply(self, request, result, keep_alive):
+        status, body = result
+        self._write(status, body, keep_alive, _JSON, request.request_id)
+
+    def _write(self, status, body, keep_alive, content_type, request_id=None):
+        if self.transport is None:
+            return
+        head = [b"HTTP/1.1 ", _STATUS.get(status, str(status).encode()),
+                b"\r\nContent-Type: ", content_type,
+                b"\r\nContent-Length: ", str(len(body)).encode(),
+                b"\r\nDate: ", _http_date.date()]
+        if request_id is not None:
+            head += [b"\r\nx-amzn-RequestId: ", request_id.encode(),
+                     b"\r\nx-amz-crc32: ", str(zlib.crc32(body)).encode()]
+        if not keep_alive or self.closing:
+            head.append(b"\r\nConnection: close")
+        head += [b"\r\n\r\n", body]
+        self.transport.write(b"".join(head))
+        if not keep_alive or self.closing:
+            self.transport.close()
+            self.transport = None
+
+    def _fail_connection(self, status):
+        error = errors.request_too_large() if status == 413 else errors.serialization(
+            "Malformed HTTP request")  # unverified
+        self._write(error.status, error.body(), False, _JSON, next(self.app.request_ids))
+
+    def close_when_idle(self):
+        """Shut down: close now if idle, else after the reply in progress."""
+        self.closing = True
+        if not self.busy and self.transport is not None:
+            self.transport.close()
+
+
+def decode_body(headers: dict, body: bytes) -> bytes:
+    """The request body, gunzipped when the client compressed it."""
+    if headers.get("content-encoding", "").lower() == "gzip":
+        try:
+            body = gzip.decompress(body)
+        except (OSError, EOFError, zlib.error):
+            raise errors.serialization("Unable to decompress the request body")  # unverified
+        if len(body) > MAX_BODY:
+            raise errors.request_too_large()
+    return body

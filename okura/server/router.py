@@ -1,0 +1,27 @@
+"""The one table from X-Amz-Target to the operation that serves it."""
+from __future__ import annotations
+
+from okura.operations import (create_table, delete_item, delete_table, describe_endpoints,
+                              describe_limits, describe_table, describe_ttl, get_item,
+                              list_tables, put_item, tags, update_item, update_table, update_ttl)
+
+_DYNAMODB = "DynamoDB_20120810."
+
+ROUTES = {
+    _DYNAMODB + "CreateTable": create_table.handle,
+    _DYNAMODB + "DescribeTable": describe_table.handle,
+    _DYNAMODB + "ListTables": list_tables.handle,
+    _DYNAMODB + "UpdateTable": update_table.handle,
+    _DYNAMODB + "DeleteTable": delete_table.handle,
+    _DYNAMODB + "TagResource": tags.tag_resource,
+    _DYNAMODB + "UntagResource": tags.untag_resource,
+    _DYNAMODB + "ListTagsOfResource": tags.list_tags_of_resource,
+    _DYNAMODB + "DescribeLimits": describe_limits.handle,
+    _DYNAMODB + "DescribeEndpoints": describe_endpoints.handle,
+    _DYNAMODB + "UpdateTimeToLive": update_ttl.handle,
+    _DYNAMODB + "DescribeTimeToLive": describe_ttl.handle,
+    _DYNAMODB + "PutItem": put_item.handle,
+    _DYNAMODB + "GetItem": get_item.handle,
+    _DYNAMODB + "UpdateItem": update_item.handle,
+    _DYNAMODB + "DeleteItem": delete_item.handle,
+}

@@ -1,0 +1,68 @@
+"""The storage Engine protocol: what core needs from a backend, and nothing more.
+
+A backend stores three things: the catalog (one document per table, per region),
+item rows and (later) index rows, keyed by (table or index id, hash key bytes,
+range key bytes) where the bytes come from storage/keys.py and compare as DynamoDB
+compares keys. Item rows carry the item's DynamoDB size and its wire JSON.
+
+Every method is a coroutine so that network backends (PostgreSQL) fit the same
+interface. The embedded SQLite backend completes them without suspending, so a
+whole request runs without yielding to the event loop.
+"""
+from __future__ import annotations
+
+from typing import AsyncContextManager, Protocol
+
+
+class Transaction(Protocol):
+    """A unit of reads and writes that commit together or not at all.
+
+    Reads inside a write transaction see its own writes. `get(..., lock=True)`
+    reads a row the transaction intends to change: backends with concurrent
+    writers (PostgreSQL) lock it so that read-modify-write cannot lose an update.
+    """
+
+    async def get(self, tid: int, hk: bytes, rk: bytes, lock: bool = False) -> bytes | None:
+        """The stored document of one row, or None."""
+
+    async def put(self, tid: int, hk: bytes, rk: bytes, size: int, doc: bytes) -> None:
+        """Insert or replace one row; `size` is the item's DynamoDB size in bytes."""
+
+    async def delete(self, tid: int, hk: bytes, rk: bytes) -> None:
+        """Remove one row if present."""
+
+    async def table_stats(self, tid: int) -> tuple[int, int]:
+        """(row count, summed sizes) of one table or index."""
+
+    async def drop_rows(self, tid: int) -> None:
+        """Remove every row of one table or index."""
+
+    async def catalog_get(self, region: str, name: str) -> tuple[int, bytes] | None:
+        """(table id, catalog document) of a table, or None."""
+
+    async def catalog_list(self, region: str) -> list[str]:
+        """The names of all tables of a region, in ascending order."""
+
+    async def catalog_insert(self, region: str, name: str, doc: bytes) -> int | None:
+        """Add a table and return its new id, unique forever; None if the name exists."""
+
+    async def catalog_update(self, tid: int, doc: bytes) -> None:
+        """Replace a table's catalog document."""
+
+    async def catalog_delete(self, tid: int) -> None:
+        """Remove a table from the catalog."""
+
+
+class Engine(Protocol):
+    async def open(self) -> None:
+        """Create or migrate the schema; called once before serving."""
+
+    async def close(self) -> None:
+        """Flush and release everything; acknowledged writes are durable after it."""
+
+    def transaction(self) -> AsyncContextManager[Transaction]:
+        """A transaction: committed when the block exits normally, rolled back otherwise."""
+
+    def reader(self) -> AsyncContextManager[Transaction]:
+        """A unit for reads only, where each call sees one committed state; backends may
+        skip BEGIN/COMMIT. Several reads that must agree use transaction()."""

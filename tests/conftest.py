@@ -1,0 +1,152 @@
+"""Shared fixtures: a real okura server per backend, boto3 clients and raw HTTP."""
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+
+import boto3
+import pytest
+from botocore.config import Config
+
+BACKENDS = ["sqlite"]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Server:
+    """An okura server in its own process."""
+
+    def __init__(self, *args: str, data_dir: str | None = None):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.data_dir = data_dir
+        command = [sys.executable, "-m", "okura", "serve", "--port", str(self.port),
+                   "--log-level", "warning", *args]
+        command += ["--data-dir", data_dir] if data_dir else ["--memory"]
+        self.process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+        self.wait_ready()
+
+    def wait_ready(self, timeout: float = 10.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"okura exited: {self.process.stderr.read()}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.1):
+                    return
+            except OSError:
+                time.sleep(0.01)
+        raise RuntimeError("okura did not start listening")
+
+    def stop(self, sig=None) -> int:
+        if self.process.poll() is None:
+            if sig is None:
+                self.process.terminate()
+            else:
+                self.process.send_signal(sig)
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        return self.process.returncode
+
+    def client(self, service: str = "dynamodb", region: str = "us-east-1",
+               key: str = "AKIDEXAMPLE"):
+        return boto3.client(service, endpoint_url=self.url, region_name=region,
+                            aws_access_key_id=key, aws_secret_access_key="secret",
+                            config=Config(retries={"max_attempts": 0}))
+
+    def post(self, target: str | None, body, headers: dict | None = None,
+             region: str = "us-east-1") -> "Reply":
+        """A raw DynamoDB request; `body` is sent as JSON unless it is bytes."""
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        sent = {"Content-Type": "application/x-amz-json-1.0",
+                "X-Amz-Date": "20260101T000000Z",
+                "Authorization": "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20260101/"
+                                 f"{region}/dynamodb/aws4_request, SignedHeaders=host;x-amz-date,"
+                                 " Signature=abc"}
+        if target is not None:
+            sent["X-Amz-Target"] = target if "." in target else f"DynamoDB_20120810.{target}"
+        sent.update(headers or {})
+        sent = {k: v for k, v in sent.items() if v is not None}
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        try:
+            connection.request("POST", "/", data, sent)
+            response = connection.getresponse()
+            return Reply(response.status, dict(response.getheaders()), response.read())
+        finally:
+            connection.close()
+
+
+class Reply:
+    def __init__(self, status: int, headers: dict, raw: bytes):
+        self.status = status
+        self.headers = {k.lower(): v for k, v in headers.items()}
+        self.raw = raw
+
+    @property
+    def json(self):
+        return json.loads(self.raw)
+
+
+@pytest.fixture(scope="session", params=BACKENDS)
+def server(request, tmp_path_factory):
+    instance = Server(data_dir=str(tmp_path_factory.mktemp(f"okura-{request.param}")))
+    yield instance
+    instance.stop()
+
+
+@pytest.fixture(scope="session")
+def ddb(server):
+    return server.client()
+
+
+def unique_name(prefix: str = "t") -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture
+def make_table(ddb):
+    """Create tables with unique names (hash key `pk` S, optional sort key `sk`)."""
+
+    def make(range_type: str | None = None, hash_type: str = "S", **extra) -> str:
+        name = unique_name()
+        schema = [{"AttributeName": "pk", "KeyType": "HASH"}]
+        attributes = [{"AttributeName": "pk", "AttributeType": hash_type}]
+        if range_type:
+            schema.append({"AttributeName": "sk", "KeyType": "RANGE"})
+            attributes.append({"AttributeName": "sk", "AttributeType": range_type})
+        ddb.create_table(TableName=name, KeySchema=schema, AttributeDefinitions=attributes,
+                         BillingMode="PAY_PER_REQUEST", **extra)
+        return name
+
+    return make
+
+
+@pytest.fixture
+def table(make_table) -> str:
+    """A fresh table with hash key `pk` (S)."""
+    return make_table()
+
+
+@pytest.fixture
+def sorted_table(make_table) -> str:
+    """A fresh table with hash key `pk` (S) and sort key `sk` (S)."""
+    return make_table("S")
+
+
+def error_of(excinfo) -> tuple[str, str]:
+    """(code, message) of a botocore ClientError."""
+    error = excinfo.value.response["Error"]
+    return error["Code"], error["Message"]
