@@ -45,13 +45,13 @@ def _compile(entry: dict, shapes: dict, memo: dict) -> _Operation:
 
 def _without(root: StructureNode, drop: dict, shapes: dict) -> StructureNode:
     """A copy of `root` whose members in `drop` lose the named constraints."""
-    copy = StructureNode(root.name)
+    members = []
     for wire, camel, node, required in root.members:
         if wire in drop:
             spec = {k: v for k, v in shapes[node.name].items() if k not in drop[wire]}
             node = type(node)(node.name, spec)
-        copy.members.append((wire, camel, node, required))
-    return copy
+        members.append((wire, camel, node, required))
+    return StructureNode(root.name, members)
 
 
 def _build() -> dict[str, _Operation]:

@@ -74,10 +74,13 @@ class Node:
 
 
 class StringNode(Node):
-    __slots__ = ("tests", "nested_tests")
+    __slots__ = ("tests", "nested_tests", "low", "high", "regex", "allowed")
 
     def __init__(self, name: str, spec: dict):
         super().__init__(name)
+        self.low, self.high = spec.get("min", 0), spec.get("max", 1 << 62)
+        self.regex = re.compile(spec.get("py_pattern", spec["pattern"])) if "pattern" in spec else None
+        self.allowed = frozenset(spec["enum"]) if "enum" in spec else None
         pattern = spec.get("pattern")
         lengths = [(lambda s, fails=fails: fails(_utf16_length(s)), text)
                    for fails, text in _length(spec.get("min"), spec.get("max"))]
@@ -102,12 +105,20 @@ class StringNode(Node):
         if type(value) is not str:
             raise mismatch(value, "String")
 
+    def ok(self, value: str) -> bool:
+        """True when `value` meets every constraint: the common case, tested first."""
+        return (self.low <= _utf16_length(value) <= self.high
+                and (self.regex is None or self.regex.fullmatch(value) is not None)
+                and (self.allowed is None or value in self.allowed))
+
     def violations(self, value) -> list[str]:
-        return [text for fails, text in self.nested_tests if fails(value)]
+        return [] if self.ok(value) else [text for fails, text in self.nested_tests if fails(value)]
 
     def check(self, value, path: str, errs: list) -> None:
         if type(value) is not str:
             raise mismatch(value, "String")
+        if self.ok(value):
+            return
         for fails, text in self.tests if "." not in path else self.nested_tests:
             if fails(value):
                 errs.append((path, value, self.name, text))
@@ -167,19 +178,41 @@ class AttributeValueNode(Node):
 
 
 class StructureNode(Node):
-    __slots__ = ("members",)
+    __slots__ = ("members", "by_wire", "required")
     inner = True
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, members: list[tuple] = ()):
         super().__init__(name)
-        self.members: list[tuple] = []  # (wire name, path name, node, required), in DynamoDB's order
+        self.set_members(members)
+
+    def set_members(self, members) -> None:
+        """members: (wire name, path name, node, required), in DynamoDB's reporting order."""
+        self.members = list(members)
+        self.by_wire = {wire: (camel, node) for wire, camel, node, _ in self.members}
+        self.required = tuple(wire for wire, _, _, required in self.members if required)
 
     def typecheck(self, value) -> None:
         if type(value) is not dict:
             raise mismatch(value, None)
 
     def check_inner(self, value, path: str, errs: list) -> None:
+        # Walk the request in document order, as Coral deserialises it, so the first
+        # wrongly typed value is the one reported; only when a constraint fails walk
+        # again in DynamoDB's reporting order to list the errors as it does.
         prefix = path + "." if path else ""
+        before = len(errs)
+        by_wire = self.by_wire
+        for wire, item in value.items():
+            entry = by_wire.get(wire)
+            if entry is not None and item is not None:
+                entry[1].check(item, prefix + entry[0], errs)
+        if len(errs) == before:
+            for wire in self.required:
+                if value.get(wire) is None:
+                    break
+            else:
+                return
+        del errs[before:]
         for wire, camel, node, required in self.members:
             item = value.get(wire)
             if item is None:
@@ -271,8 +304,8 @@ def compile_shape(name: str, shapes: dict, memo: dict) -> Node:
         node = _PLAIN[kind](name)
     elif kind == "structure":
         node = memo[name] = StructureNode(name)  # registered first: shapes may nest themselves
-        node.members = [(wire, camel, compile_shape(shape, shapes, memo), required)
-                        for wire, camel, shape, required in spec["members"]]
+        node.set_members((wire, camel, compile_shape(shape, shapes, memo), required)
+                         for wire, camel, shape, required in spec["members"])
     elif kind == "list":
         node = ListNode(name, spec)
         node.member = compile_shape(spec["member"], shapes, memo)
