@@ -49,8 +49,14 @@ def to_text(value: Decimal) -> str:
     return format(value, "f")
 
 
+# Already normalised, and too short to leave the digit or magnitude limits: most numbers on the wire.
+_NORMAL = re.compile(r"0|-?(?:0\.[0-9]*[1-9]|[1-9][0-9]*(?:\.[0-9]*[1-9])?)")
+
+
 def normalize(text: str) -> str:
     """Validate a wire number and return its normalised wire form."""
+    if isinstance(text, str) and len(text) <= MAX_DIGITS and _NORMAL.fullmatch(text):
+        return text
     return to_text(parse(text))
 
 

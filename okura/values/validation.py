@@ -65,34 +65,45 @@ def _members(av) -> list:
     return [tag for tag, value in av.items() if value is not None and tag in _WIRE]
 
 
-def check_value(av, depth: int = 1) -> None:
-    """Validate one AttributeValue, normalising its numbers in place."""
+def _datatype(av) -> str:
+    """The one datatype of an AttributeValue that is not simply `{tag: value}` of the right JSON type."""
     tags = _members(av)
     for tag in tags:
         if type(av[tag]) is not _WIRE[tag]:
             raise _wire_fault(_WIRE[tag], av[tag])
     if len(tags) != 1:
         raise errors.validation(MANY if tags else EMPTY)
-    if len(av) != 1:  # drop null and unknown members so the stored wire form is clean
-        for junk in [key for key in av if key != tags[0]]:
-            del av[junk]
+    for junk in [key for key in av if key != tags[0]]:  # keep the stored wire form clean
+        del av[junk]
+    return tags[0]
+
+
+def check_value(av, depth: int = 1) -> None:
+    """Validate one AttributeValue, normalising its numbers in place."""
+    if type(av) is dict and len(av) == 1:
+        (tag, value), = av.items()
+    else:
+        tag = value = None
+    if type(value) is not _WIRE.get(tag):
+        tag = _datatype(av)
+        value = av[tag]
     if depth > MAX_DEPTH:
         raise errors.validation(TOO_DEEP)
-    tag = tags[0]
-    value = av[tag]
+    if tag == "S":
+        return
     if tag == "N":
         av["N"] = numbers.normalize(value)
-    elif tag == "B":
-        check_base64(value)
-    elif tag == "NULL":
-        if not value:
-            raise errors.validation(NULL_NOT_TRUE)
     elif tag == "M":
         for member in value.values():
             check_value(member, depth + 1)
     elif tag == "L":
         for member in value:
             check_value(member, depth + 1)
+    elif tag == "B":
+        check_base64(value)
+    elif tag == "NULL":
+        if not value:
+            raise errors.validation(NULL_NOT_TRUE)
     elif tag in _EMPTY_SET:
         av[tag] = _check_set(tag, value)
 
@@ -173,15 +184,18 @@ def _first_wire_fault(av, depth: int = 1) -> DynamoError | None:
 
 def _check_all(values: dict, wrap) -> None:
     """Check every AttributeValue of a map; a type fault anywhere beats the first validation fault."""
-    items = list(values.items())
-    for index, (name, av) in enumerate(items):
+    for name, av in values.items():
         try:
             check_value(av)
         except DynamoError as fault:
             if fault.name != "ValidationException":
                 raise
-            for _, later in items[index:]:
-                wire = _first_wire_fault(later)
+            names = iter(values)
+            for earlier in names:
+                if earlier == name:
+                    break
+            for later in (name, *names):
+                wire = _first_wire_fault(values[later])
                 if wire:
                     raise wire from None
             raise wrap(fault, name) from None
