@@ -1,0 +1,148 @@
+"""Turn measurements into tables: aligned text for the terminal, Markdown for RESULTS.md.
+
+Both renderings come from the same rows, so the terminal and the file never disagree.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import platform
+import subprocess
+from dataclasses import dataclass, field
+
+from loadgen import Result
+from servers import REPO, WORK
+
+Rows = list[list[str]]
+
+
+@dataclass
+class Report:
+    command: str
+    settings: str
+    servers: list[str]
+    okura: list[str]  # the okura variants that ran: one ratio column each
+    startups: dict[str, tuple[float, int] | str] = field(default_factory=dict)  # name -> (s, bytes) or why not
+    # (workload title, items note) -> server -> Result, or None where the workload does not apply
+    results: dict[tuple[str, str], dict[str, Result | None]] = field(default_factory=dict)
+
+    def startup_rows(self) -> Rows:
+        rows = [["server", "start → first reply", "idle RSS"]]
+        for name in self.servers:
+            startup = self.startups.get(name, "not run")
+            if isinstance(startup, str):
+                rows.append([name, f"did not start: {startup[:200]}", ""])
+            else:
+                rows.append([name, f"{startup[0] * 1000:,.0f} ms", f"{startup[1] / 2**20:,.1f} MiB"])
+        return rows
+
+    def workload_rows(self, results: dict[str, Result | None]) -> Rows:
+        rows = [["server", "req/s", "items/s", "p50 ms", "p99 ms", *(f"{name} ÷" for name in self.okura)]]
+        for name in self.servers:
+            result = results.get(name)
+            if result is None:
+                rows.append([name, "n/a"])
+            elif not result.valid:
+                problem = result.problem or "no request completed"
+                rows.append([name, f"INVALID ({result.errors:,} errors): {problem[:200]}"])
+            else:
+                rows.append([
+                    name, f"{result.requests_per_s:,.0f}", f"{result.items_per_s:,.0f}",
+                    f"{result.p50_ms:.2f}", f"{result.p99_ms:.2f}",
+                    *(_ratio(results.get(okura), result) for okura in self.okura),
+                ])
+        return rows
+
+    def text(self) -> str:
+        parts = ["Start-up and idle memory", _aligned(self.startup_rows())]
+        for (title, note), results in self.results.items():
+            parts += [f"{title} ({note})", _aligned(self.workload_rows(results))]
+        parts.append("Ratio columns: that okura's req/s ÷ this server's req/s (above 1: okura is faster).")
+        return "\n\n".join(parts)
+
+    def markdown(self) -> str:
+        parts = [
+            "# okura benchmark results",
+            "Written by `python bench/run.py`; see bench/README.md. Benchmarks report, they never fail CI.",
+            "## Machine\n" + "\n".join(f"- {key}: {value}" for key, value in machine().items()),
+            f"## Run\n- command: `{self.command}`\n- {self.settings}\n"
+            "- server pinned to core 0, load generator to core 1 (taskset)\n"
+            "- ratio columns: that okura's req/s ÷ this server's req/s (above 1: okura is faster)\n"
+            "- a run with any error reply is INVALID and gets no numbers",
+            "## Start-up and idle memory\n" + _markdown(self.startup_rows()),
+        ]
+        for (title, note), results in self.results.items():
+            parts.append(f"## {title} ({note})\n" + _markdown(self.workload_rows(results)))
+        return "\n\n".join(parts) + "\n"
+
+
+def _ratio(okura: Result | None, other: Result) -> str:
+    if okura is None or not okura.valid:
+        return "–"
+    return f"{okura.requests_per_s / other.requests_per_s:.2f}×"
+
+
+def _aligned(rows: Rows) -> str:
+    full = [row for row in rows if len(row) > 2]
+    widths = [max(len(row[i]) for row in (rows if i == 0 else full)) for i in range(len(rows[0]))]
+    lines = []
+    for row in rows:
+        if len(row) <= 2:  # a status spanning the numeric columns
+            lines.append(f"{row[0]:<{widths[0]}}  {row[1] if len(row) > 1 else ''}")
+        else:
+            lines.append("  ".join(
+                cell.ljust(width) if i == 0 else cell.rjust(width) for i, (cell, width) in enumerate(zip(row, widths))
+            ).rstrip())
+    return "\n".join(lines)
+
+
+def _markdown(rows: Rows) -> str:
+    width = len(rows[0])
+    lines = ["| " + " | ".join(rows[0]) + " |", "|" + "|".join(["---"] + ["---:"] * (width - 1)) + "|"]
+    for row in rows[1:]:
+        cells = [cell.replace("|", "\\|") for cell in row] + [""] * (width - len(row))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def machine() -> dict[str, str]:
+    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
+               platform.processor())
+    return {
+        "date": datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z"),
+        "nproc": str(os.cpu_count()),
+        "CPU": cpu,
+        "memory": _meminfo(),
+        "kernel": platform.release(),
+        "Python": platform.python_version(),
+        "okura": _command(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"]) or "uncommitted",
+        "moto": _command([str(WORK / "moto-venv" / "bin" / "python"), "-c", "import moto; print(moto.__version__)"]),
+        "dynalite": _package_version(WORK / "node_modules" / "dynalite" / "package.json"),
+        "node": _command(["node", "--version"]),
+        "wrk": (_command(["wrk", "-v"]) or "").split(" [")[0],
+    }
+
+
+def _meminfo() -> str:
+    for line in open("/proc/meminfo"):
+        if line.startswith("MemTotal:"):
+            return f"{int(line.split()[1]) / 2**20:.1f} GiB"
+    return "?"
+
+
+def _command(command: list[str]) -> str:
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=30)
+    except OSError:
+        return ""
+    lines = (done.stdout or done.stderr).strip().splitlines()
+    return lines[0] if lines and done.returncode in (0, 1) else ""
+
+
+def _package_version(path) -> str:
+    try:
+        return json.loads(path.read_text())["version"]
+    except OSError:
+        return "not installed"

@@ -1,0 +1,165 @@
+"""Run every workload against every server in one go and report okura's ratios.
+
+    python bench/run.py                       # everything, ~10 s measured per run
+    python bench/run.py --quick               # smoke run: short runs, small tables
+    python bench/run.py --servers okura-mem,dynalite-mem --only get_item,query
+
+Each server is started (pinned to core 0), timed to its first served request,
+measured idle, driven through the workloads by a load generator on core 1, and
+stopped. A server that fails a workload is reported INVALID for it; the run goes on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+import time
+from pathlib import Path
+
+from dynamo import Client
+from loadgen import Result, Settings, scan, wrk
+from report import Report
+from servers import BENCH, BY_NAME as SERVERS, CLIENT_CORE, OKURA, SERVER_CORE, WORK, Running, Server, ensure_wrk
+from workloads import BY_NAME as WORKLOADS, Scale, Workload
+
+
+def measure(running: Running, workload: Workload, settings: Settings, scale: Scale, wrk_binary: str) -> Result | None:
+    """One workload on one server: fresh table, preload, warm-up, measured run, table dropped."""
+    fixed = running.server.fixed_reply
+    if fixed and workload.script is None:
+        return None  # a fixed reply has no LastEvaluatedKey to follow
+    client = Client(running.port)
+    try:
+        if fixed:
+            keys = scale.keys  # nothing stored; the scripts still need a key range to draw from
+        else:
+            started = time.perf_counter()
+            client.create_table(workload.table, ("pk", "S"), workload.range_key)
+            keys = workload.preload(client, workload.table, scale)
+            print(f"    set up in {time.perf_counter() - started:.1f} s", flush=True)
+        if workload.script is None:
+            return scan(running.port, workload.table, keys, settings)
+        return wrk(wrk_binary, workload.script, running.port, workload.table, keys,
+                   workload.items_per_request, settings, check_bodies=not fixed)
+    except Exception as error:  # noqa: BLE001 - a failing server is a result, not a crash
+        return Result(problem=f"{type(error).__name__}: {error}")
+    finally:
+        if not fixed and running.alive():
+            try:
+                client.delete_table(workload.table)
+            except Exception:  # noqa: BLE001 - the result already says what failed
+                pass
+        client.close()
+
+
+def bench_server(server: Server, workloads: list[Workload], settings: Settings, scale: Scale,
+                 wrk_binary: str, report: Report) -> None:
+    print(f"== {server.name}", flush=True)
+    try:
+        running = Running(server)
+    except Exception as error:  # noqa: BLE001 - install or start failure: report it, go on
+        report.startups[server.name] = f"{type(error).__name__}: {error}"
+        print(f"  did not start: {error}", flush=True)
+        for workload in workloads:
+            report.results[_key(workload)][server.name] = Result(problem=f"server did not start: {error}")
+        return
+    report.startups[server.name] = (running.startup_s, running.idle_rss)
+    print(f"  first reply after {running.startup_s * 1000:.0f} ms, idle RSS {running.idle_rss / 2**20:.1f} MiB",
+          flush=True)
+    try:
+        for workload in workloads:
+            print(f"  {workload.name}", flush=True)
+            if not running.alive():
+                problem = f"server died (exit {running.process.returncode}): {running.log_tail()}"
+                print(f"    {problem}; restarting", flush=True)
+                try:
+                    running = Running(server)
+                except Exception as error:  # noqa: BLE001
+                    report.results[_key(workload)][server.name] = Result(problem=f"{problem}; restart: {error}")
+                    continue
+            result = measure(running, workload, settings, scale, wrk_binary)
+            report.results[_key(workload)][server.name] = result
+            if result is not None:
+                print(f"    {result.requests_per_s:,.0f} req/s, {result.items_per_s:,.0f} items/s, "
+                      f"p50 {result.p50_ms:.2f} ms, p99 {result.p99_ms:.2f} ms"
+                      + ("" if result.valid else f"  INVALID ({result.errors} errors): {result.problem[:200]}"),
+                      flush=True)
+    finally:
+        running.stop()
+
+
+def _key(workload: Workload) -> tuple[str, str]:
+    per = "pages; items/s counts returned items" if workload.script is None else \
+        f"{workload.items_per_request} item{'s' * (workload.items_per_request > 1)}/request"
+    return workload.title, per
+
+
+def _names(text: str, known: dict, what: str) -> list:
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        sys.exit(f"unknown {what}: {', '.join(unknown)} (known: {', '.join(known)})")
+    return [known[name] for name in names]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    parser.add_argument("--servers", default=",".join(SERVERS), help="comma-separated; default: all")
+    parser.add_argument("--only", default=",".join(WORKLOADS), help="workloads, comma-separated; default: all")
+    parser.add_argument("--quick", action="store_true",
+                        help="smoke run: 1 s warm-up, 2 s measured, 1,000 keys, 2,000 items to scan")
+    # wrk counts whole seconds
+    parser.add_argument("--warmup", type=int, help="seconds of warm-up per run (default 3; 0: none)")
+    parser.add_argument("--duration", type=int, help="measured seconds per run (default 10)")
+    parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--threads", type=int, default=1, help="wrk threads (all on the load generator's core)")
+    parser.add_argument("--keys", type=int, help="preloaded items for GetItem/mix, x10 items for Query (10,000)")
+    parser.add_argument("--scan-items", type=int, help="items in the scanned table (default 10,000)")
+    parser.add_argument("--scan-limit", type=int, default=1000, help="Limit of each Scan page")
+    parser.add_argument("--output", type=Path,
+                        help="Markdown results (default bench/RESULTS.md; --quick: bench/.work/RESULTS-quick.md)")
+    args = parser.parse_args()
+
+    servers = _names(args.servers, SERVERS, "server")
+    workloads = _names(args.only, WORKLOADS, "workload")
+    quick = args.quick
+    settings = Settings(
+        connections=args.connections, threads=args.threads, scan_limit=args.scan_limit,
+        warmup=args.warmup if args.warmup is not None else (1 if quick else 3),
+        duration=args.duration if args.duration is not None else (2 if quick else 10),
+    )
+    scale = Scale(keys=args.keys or (1000 if quick else 10_000),
+                  scan_items=args.scan_items or (2000 if quick else 10_000))
+    output = args.output or (WORK / "RESULTS-quick.md" if quick else BENCH / "RESULTS.md")
+
+    if {SERVER_CORE, CLIENT_CORE} <= os.sched_getaffinity(0):
+        os.sched_setaffinity(0, {CLIENT_CORE})  # setup traffic and reporting stay off the server's core
+    else:
+        print("warning: fewer than two cores; server and load generator share the CPU", flush=True)
+    WORK.mkdir(exist_ok=True)
+    wrk_binary = ensure_wrk()
+
+    report = Report(
+        command=shlex.join(["python", "bench/run.py", *sys.argv[1:]]),
+        settings=(f"{settings.connections} connections, {settings.threads} wrk thread(s), "
+                  f"{settings.warmup:g} s warm-up + {settings.duration:g} s measured per run, "
+                  f"{scale.keys:,} preloaded keys, Query over {max(1, scale.keys // 10):,} partitions of 10, "
+                  f"Scan of {scale.scan_items:,} items with Limit {settings.scan_limit}"),
+        servers=[server.name for server in servers],
+        okura=[server.name for server in servers if server.name in OKURA],
+    )
+    for workload in workloads:
+        report.results[_key(workload)] = {}
+    for server in servers:
+        bench_server(server, workloads, settings, scale, wrk_binary, report)
+
+    print("\n" + report.text())
+    output.write_text(report.markdown())
+    print(f"\nwritten to {output}")
+
+
+if __name__ == "__main__":
+    main()
