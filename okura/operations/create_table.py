@@ -1,0 +1,99 @@
+"""CreateTable: validate the whole table definition, record it in the catalog."""
+from __future__ import annotations
+
+import uuid
+
+from okura import errors, shapes
+from okura.core.catalog import CREATING
+from okura.operations import index_rules, table_rules, table_settings
+from okura.operations.table_description import describe
+from okura.operations.table_rules import PAY_PER_REQUEST, PROVISIONED
+
+
+def _require_schema(body: dict) -> None:
+    """KeySchema and AttributeDefinitions left the model's required list with global
+    tables' GlobalTableSourceArn, but a new table still needs both."""
+    missing = [path for path, member in (("keySchema", "KeySchema"),
+                                         ("attributeDefinitions", "AttributeDefinitions"))
+               if body.get(member) is None]
+    if missing:
+        count = len(missing)
+        raise errors.validation(
+            f"{count} validation error{'' if count == 1 else 's'} detected: " + "; ".join(
+                f"Value null at '{path}' failed to satisfy constraint: Member must not be null"
+                for path in missing))  # unverified
+
+
+def _billing(body: dict) -> tuple[str, dict | None]:
+    """The table's billing mode and provisioned throughput, as DynamoDB reconciles
+    BillingMode with ProvisionedThroughput."""
+    mode = body.get("BillingMode")
+    throughput = body.get("ProvisionedThroughput")
+    if mode == PAY_PER_REQUEST:
+        if throughput is not None:
+            raise errors.validation(
+                "One or more parameter values were invalid: Neither ReadCapacityUnits nor "
+                "WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST")
+        return mode, None
+    if throughput is None:
+        if mode == PROVISIONED:
+            raise errors.validation(
+                "One or more parameter values were invalid: ReadCapacityUnits and "
+                "WriteCapacityUnits must both be specified when BillingMode is PROVISIONED")
+        raise errors.validation("No provisioned throughput specified for the table")
+    table_rules.check_capacity(throughput, "table")
+    return PROVISIONED, throughput
+
+
+def table_document(request, body: dict) -> dict:
+    """The catalog document of the table `body` defines, after every rule."""
+    schema = body["KeySchema"]
+    table_rules.check_key_schema(schema)
+    types = table_rules.attribute_types(body["AttributeDefinitions"])
+    table_keys = [element["AttributeName"] for element in schema]
+    indexes = index_rules.declared(body, schema)
+    table_rules.check_definitions(types, table_keys, indexes.key_names())
+    mode, throughput = _billing(body)
+    indexes.check_throughput(mode)
+    db = request.app.db
+    now = round(db.clock.now(), 3)
+    doc = {
+        "AttributeDefinitions": body["AttributeDefinitions"],
+        "TableName": table_rules.table_name(body["TableName"]),
+        "KeySchema": schema,
+        "TableStatus": CREATING,
+        "CreationDateTime": now,
+        "ProvisionedThroughput": table_rules.provisioned_summary(throughput),
+        "TableId": str(uuid.uuid4()),
+    }
+    if "BillingMode" in body:
+        doc["BillingModeSummary"] = {"BillingMode": mode}
+        if mode == PAY_PER_REQUEST:
+            doc["BillingModeSummary"]["LastUpdateToPayPerRequestDateTime"] = now
+    doc.update(indexes.documents())
+    doc.update(table_settings.stream(body.get("StreamSpecification"), now))
+    doc.update(table_settings.sse(body.get("SSESpecification"), request.region, db.account))
+    if "TableClass" in body:
+        doc["TableClassSummary"] = {"TableClass": body["TableClass"]}
+    doc["DeletionProtectionEnabled"] = bool(body.get("DeletionProtectionEnabled", False))
+    tags = body.get("Tags")
+    if tags is not None:
+        doc["Tags"] = table_settings.merged_tags({}, tags)
+    doc["StatusUntil"] = now + db.status_delay
+    return doc
+
+
+async def handle(request, body: dict) -> dict:
+    shapes.check("CreateTable", body)
+    _require_schema(body)
+    doc = table_document(request, body)
+    db = request.app.db
+    table = await db.catalog.create(request.region, doc)
+    if table is None:
+        raise errors.resource_in_use(f"Table already exists: {doc['TableName']}")
+    description = await describe(db, table, counts=False)
+    # The reply shows the table as DynamoDB answers it: still being created.
+    description["TableStatus"] = CREATING
+    for index in description.get("GlobalSecondaryIndexes", ()):
+        index["IndexStatus"] = CREATING
+    return {"TableDescription": description}

@@ -1,0 +1,28 @@
+"""DeleteTable: drop a table and its items; the name stays taken while DELETING."""
+from __future__ import annotations
+
+from okura import errors, shapes
+from okura.core.catalog import ACTIVE, CREATING, DELETING
+from okura.operations.table_description import describe
+from okura.operations.table_rules import existing_table
+
+
+async def handle(request, body: dict) -> dict:
+    shapes.check("DeleteTable", body)
+    db = request.app.db
+    table = await existing_table(request, body["TableName"])
+    now = db.clock.now()
+    status = table.status(now)
+    if status not in (ACTIVE, DELETING):
+        raise errors.resource_in_use(
+            f"Attempt to change a resource which is still in use: Table is being "
+            f"{'created' if status == CREATING else 'updated'}: {table.name}")  # unverified
+    if table.doc.get("DeletionProtectionEnabled"):
+        raise errors.validation("Resource cannot be deleted as it is currently protected against "
+                                "deletion. Disable deletion protection first.")  # unverified
+    description = await describe(db, table)
+    description["TableStatus"] = DELETING
+    if status == ACTIVE:
+        doc = dict(table.doc, TableStatus=DELETING, StatusUntil=now + db.status_delay)
+        await db.catalog.delete(table, doc)
+    return {"TableDescription": description}

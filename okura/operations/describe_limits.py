@@ -1,0 +1,17 @@
+"""DescribeLimits: the account's capacity quotas (DynamoDB's defaults)."""
+from __future__ import annotations
+
+from okura import shapes
+from okura.operations.table_rules import ACCOUNT_MAX_CAPACITY, TABLE_MAX_CAPACITY
+
+_LIMITS = {
+    "AccountMaxReadCapacityUnits": ACCOUNT_MAX_CAPACITY,
+    "AccountMaxWriteCapacityUnits": ACCOUNT_MAX_CAPACITY,
+    "TableMaxReadCapacityUnits": TABLE_MAX_CAPACITY,
+    "TableMaxWriteCapacityUnits": TABLE_MAX_CAPACITY,
+}
+
+
+async def handle(request, body: dict) -> dict:
+    shapes.check("DescribeLimits", body)
+    return dict(_LIMITS)

@@ -1,0 +1,134 @@
+"""DynamoDB's rules on the secondary indexes of a CreateTable request, and their
+catalog entries."""
+from __future__ import annotations
+
+from okura import errors
+from okura.operations import table_rules
+from okura.operations.table_rules import PAY_PER_REQUEST
+
+MAX_GSI = 20
+MAX_LSI = 5
+MAX_PROJECTED = 100  # NonKeyAttributes over all indexes of a table
+
+_INVALID = "One or more parameter values were invalid: "
+
+
+def check_projection(projection: dict) -> int:
+    """A Projection's rules; returns how many non-key attributes it projects."""
+    kind = projection.get("ProjectionType")
+    attributes = projection.get("NonKeyAttributes")
+    if kind is None:
+        raise errors.validation(_INVALID + "Unknown ProjectionType: null")  # unverified
+    if kind == "INCLUDE":
+        if attributes is None:
+            raise errors.validation(
+                _INVALID + "ProjectionType is INCLUDE, but NonKeyAttributes is not specified")  # unverified
+        if len(set(attributes)) != len(attributes):
+            raise errors.validation(_INVALID + "Duplicate NonKeyAttributes in Projection")  # unverified
+        return len(attributes)
+    if attributes is not None:
+        raise errors.validation(
+            _INVALID + f"ProjectionType is {kind}, but NonKeyAttributes is specified")  # unverified
+    return 0
+
+
+class Declared:
+    """The GlobalSecondaryIndexes and LocalSecondaryIndexes of a request, checked."""
+
+    __slots__ = ("globals", "locals")
+
+    def __init__(self, globals_: list[dict] | None, locals_: list[dict] | None):
+        self.globals = globals_
+        self.locals = locals_
+
+    def all(self) -> list[dict]:
+        return (self.locals or []) + (self.globals or [])
+
+    def key_names(self) -> list[str]:
+        return [element["AttributeName"] for index in self.all() for element in index["KeySchema"]]
+
+    def documents(self) -> dict:
+        """The catalog members for these indexes."""
+        out = {}
+        if self.locals:
+            out["LocalSecondaryIndexes"] = [
+                {"IndexName": index["IndexName"], "KeySchema": index["KeySchema"],
+                 "Projection": index["Projection"], "IndexSizeBytes": 0, "ItemCount": 0}
+                for index in self.locals]
+        if self.globals:
+            out["GlobalSecondaryIndexes"] = [
+                {"IndexName": index["IndexName"], "KeySchema": index["KeySchema"],
+                 "Projection": index["Projection"], "IndexStatus": "ACTIVE",
+                 "ProvisionedThroughput": table_rules.provisioned_summary(
+                     index.get("ProvisionedThroughput")),
+                 "IndexSizeBytes": 0, "ItemCount": 0}
+                for index in self.globals]
+        return out
+
+    def check_throughput(self, mode: str) -> None:
+        """Each global index's own throughput against the table's billing mode."""
+        for index in self.globals or ():
+            throughput = index.get("ProvisionedThroughput")
+            if mode == PAY_PER_REQUEST:
+                if throughput is not None:
+                    raise errors.validation(
+                        _INVALID + "ProvisionedThroughput should not be specified for index: "
+                        f"{index['IndexName']} when BillingMode is PAY_PER_REQUEST")  # unverified
+            elif throughput is None:
+                raise errors.validation(
+                    "No provisioned throughput specified for the global secondary index")
+            else:
+                table_rules.check_capacity(throughput, "index")
+
+
+def declared(body: dict, table_schema: list[dict]) -> Declared:
+    """Check the indexes of a CreateTable request against each other and the table."""
+    globals_ = body.get("GlobalSecondaryIndexes")
+    locals_ = body.get("LocalSecondaryIndexes")
+    if locals_ is not None:
+        _check_locals(locals_, table_schema)
+    if globals_ is not None:
+        if not globals_:
+            raise errors.validation(_INVALID + "List of GlobalSecondaryIndexes is empty")  # unverified
+        if len(globals_) > MAX_GSI:
+            raise errors.limit_exceeded(
+                f"GlobalSecondaryIndex count exceeds the per-table limit of {MAX_GSI}")  # unverified
+        for index in globals_:
+            table_rules.check_key_schema(index["KeySchema"])
+    result = Declared(globals_, locals_)
+    names: set[str] = set()
+    projected = 0
+    for index in result.all():
+        if index["IndexName"] in names:
+            raise errors.validation(_INVALID + f"Duplicate index name: {index['IndexName']}")  # unverified
+        names.add(index["IndexName"])
+        projected += check_projection(index["Projection"])
+    if projected > MAX_PROJECTED:
+        raise errors.limit_exceeded(
+            "One or more parameter values were invalid: Number of projected attributes in all "
+            f"indexes exceeds limit of {MAX_PROJECTED}, number of projected attributes:{projected}")  # unverified
+    return result
+
+
+def _check_locals(locals_: list[dict], table_schema: list[dict]) -> None:
+    if not locals_:
+        raise errors.validation(_INVALID + "List of LocalSecondaryIndexes is empty")  # unverified
+    if len(locals_) > MAX_LSI:
+        raise errors.validation(
+            _INVALID + f"Number of LocalSecondaryIndexes exceeds per-table limit of {MAX_LSI}")  # unverified
+    if len(table_schema) < 2:
+        raise errors.validation(_INVALID + "Table KeySchema does not have a range key, which is "
+                                "required when specifying a LocalSecondaryIndex")  # unverified
+    table_hash = table_schema[0]["AttributeName"]
+    for index in locals_:
+        schema = index["KeySchema"]
+        table_rules.check_key_schema(schema)
+        name = index["IndexName"]
+        if len(schema) < 2:
+            raise errors.validation(
+                _INVALID + f"Index KeySchema does not have a range key for index: {name}")  # unverified
+        if schema[0]["AttributeName"] != table_hash:
+            raise errors.validation(
+                _INVALID + "Index KeySchema does not have the same leading hash key as table "
+                f"KeySchema for index: {name}. index hash key: {schema[0]['AttributeName']}, "
+                f"table hash key: {table_hash}")  # unverified

@@ -1,0 +1,21 @@
+"""ListTables: the region's table names in ascending order, a page at a time."""
+from __future__ import annotations
+
+from bisect import bisect_right
+
+from okura import shapes
+
+DEFAULT_LIMIT = 100
+
+
+async def handle(request, body: dict) -> dict:
+    shapes.check("ListTables", body)
+    names = await request.app.db.catalog.names(request.region)
+    start = body.get("ExclusiveStartTableName")
+    first = 0 if start is None else bisect_right(names, start)
+    limit = body.get("Limit") or DEFAULT_LIMIT
+    page = names[first:first + limit]
+    reply = {"TableNames": page}
+    if first + limit < len(names):
+        reply["LastEvaluatedTableName"] = page[-1]
+    return reply

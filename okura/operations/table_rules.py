@@ -1,0 +1,94 @@
+"""What the table operations share: naming a table (by name or ARN), finding it,
+and DynamoDB's rules on key schemas, attribute definitions and billing."""
+from __future__ import annotations
+
+from okura import errors
+from okura.core.catalog import Table
+
+# DynamoDB's default account quotas: the table-level and account-level maximum
+# of either read or write capacity units (DescribeLimits reports the same).
+TABLE_MAX_CAPACITY = 40000
+ACCOUNT_MAX_CAPACITY = 80000
+PAY_PER_REQUEST, PROVISIONED = "PAY_PER_REQUEST", "PROVISIONED"
+
+
+def table_name(value: str) -> str:
+    """The table a TableName member names: a name, or a table ARN
+    (arn:aws:dynamodb:region:account:table/NAME)."""
+    if value.startswith("arn:"):
+        return value.rpartition(":table/")[2].partition("/")[0]
+    return value
+
+
+async def existing_table(request, value: str) -> Table:
+    """The table a control-plane request addresses, in any status."""
+    name = table_name(value)
+    table = await request.app.db.catalog.get(request.region, name)
+    if table is None:
+        raise errors.table_not_found(name)
+    return table
+
+
+def check_key_schema(schema: list[dict]) -> None:
+    """A table's or an index's KeySchema: HASH first, then an optional RANGE of
+    another attribute."""
+    if schema[0]["KeyType"] != "HASH":
+        raise errors.validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
+    if len(schema) == 2:
+        if schema[1]["KeyType"] != "RANGE":
+            raise errors.validation(
+                "Invalid KeySchema: The second KeySchemaElement is not a RANGE key type")
+        if schema[0]["AttributeName"] == schema[1]["AttributeName"]:
+            raise errors.validation("Both the Hash Key and the Range Key element in the KeySchema "
+                                    "have the same name")  # unverified
+
+
+def attribute_types(definitions: list[dict]) -> dict[str, str]:
+    """AttributeDefinitions as {name: type}, refusing a name defined twice."""
+    types: dict[str, str] = {}
+    for definition in definitions:
+        name = definition["AttributeName"]
+        if name in types:
+            raise errors.validation("Cannot have two attributes with the same name")  # unverified
+        types[name] = definition["AttributeType"]
+    return types
+
+
+def check_definitions(types: dict[str, str], table_keys: list[str], index_keys: list[str]) -> None:
+    """Every key attribute defined, every definition used by a key. DynamoDB words
+    both differently when the table has secondary indexes."""
+    if not index_keys:
+        if any(name not in types for name in table_keys):
+            raise errors.validation("Invalid KeySchema: Some index key attribute have no definition")
+        if len(types) != len(table_keys):
+            raise errors.validation(
+                "One or more parameter values were invalid: Number of attributes in KeySchema "
+                "does not exactly match number of attributes defined in AttributeDefinitions")
+        return
+    used = list(dict.fromkeys(table_keys + index_keys))
+    if any(name not in types for name in used):
+        raise errors.validation(
+            "One or more parameter values were invalid: Some index key attributes are not defined "
+            f"in AttributeDefinitions. Keys: [{', '.join(used)}], "
+            f"AttributeDefinitions: [{', '.join(types)}]")
+    if len(types) != len(used):
+        raise errors.validation(
+            "One or more parameter values were invalid: Some AttributeDefinitions are not used. "
+            f"AttributeDefinitions: [{', '.join(types)}], keys used: [{', '.join(used)}]")
+
+
+def check_capacity(throughput: dict, what: str) -> None:
+    """Per-table quota on a ProvisionedThroughput; `what` names the owner in the
+    message ("table" or "index")."""
+    for member in ("ReadCapacityUnits", "WriteCapacityUnits"):
+        if throughput[member] > TABLE_MAX_CAPACITY:
+            raise errors.limit_exceeded(
+                f"One or more parameter values were invalid: {member} for {what} exceeds the "
+                f"maximum allowed value of {TABLE_MAX_CAPACITY}")  # unverified
+
+
+def provisioned_summary(throughput: dict | None) -> dict:
+    """The ProvisionedThroughput member of a description (zeros under on-demand)."""
+    return {"NumberOfDecreasesToday": 0,
+            "ReadCapacityUnits": throughput["ReadCapacityUnits"] if throughput else 0,
+            "WriteCapacityUnits": throughput["WriteCapacityUnits"] if throughput else 0}

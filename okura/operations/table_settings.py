@@ -1,0 +1,84 @@
+"""A table's optional settings as CreateTable and UpdateTable take them: the
+stream, server-side encryption and tags."""
+from __future__ import annotations
+
+import time
+
+from okura import errors
+
+_INVALID = "One or more parameter values were invalid: "
+MAX_TAGS = 50
+
+
+def stream_label(now: float) -> str:
+    """A stream's label: its creation time, as DynamoDB prints it (UTC, milliseconds)."""
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now * 1000) % 1000:03d}"
+
+
+def check_stream(spec: dict) -> None:
+    enabled = spec["StreamEnabled"]
+    if enabled and spec.get("StreamViewType") is None:
+        raise errors.validation(
+            _INVALID + "You must specify a StreamViewType when enabling a stream")  # unverified
+    if not enabled and spec.get("StreamViewType") is not None:
+        raise errors.validation(
+            _INVALID + "You cannot specify a StreamViewType when disabling a stream")  # unverified
+
+
+def stream(spec: dict | None, now: float) -> dict:
+    """The catalog members of a new table's StreamSpecification."""
+    if spec is None:
+        return {}
+    check_stream(spec)
+    if not spec["StreamEnabled"]:
+        return {}
+    return {"StreamSpecification": {"StreamEnabled": True,
+                                    "StreamViewType": spec["StreamViewType"]},
+            "LatestStreamLabel": stream_label(now)}
+
+
+def sse(spec: dict | None, region: str, account: str) -> dict:
+    """The SSEDescription member for an SSESpecification: enabled means a KMS key
+    (the AWS managed one unless a key is named); disabled means DynamoDB's own key,
+    which DescribeTable does not show."""
+    if spec is None:
+        return {}
+    enabled = spec.get("Enabled", False)
+    kind = spec.get("SSEType")
+    key = spec.get("KMSMasterKeyId")
+    if not enabled:
+        if kind is not None or key is not None:
+            raise errors.validation(
+                _INVALID + "SSEType or KMSMasterKeyId cannot be specified when SSE is disabled")  # unverified
+        return {}
+    if kind == "AES256":
+        raise errors.validation(_INVALID + "SSEType AES256 is not supported")  # unverified
+    if key is None:
+        key = "alias/aws/dynamodb"
+    return {"SSEDescription": {"Status": "ENABLED", "SSEType": "KMS",
+                               "KMSMasterKeyArn": kms_arn(key, region, account)}}
+
+
+def kms_arn(key: str, region: str, account: str) -> str:
+    """A KMS key id, alias or ARN as the ARN DynamoDB reports."""
+    if key.startswith("arn:"):
+        return key
+    if key.startswith("alias/"):
+        return f"arn:aws:kms:{region}:{account}:{key}"
+    return f"arn:aws:kms:{region}:{account}:key/{key}"
+
+
+def merged_tags(current: dict, tags: list[dict]) -> dict:
+    """`current` ({key: value}) with `tags` added or replaced, after DynamoDB's tag rules."""
+    merged = dict(current)
+    for tag in tags:
+        key = tag["Key"]
+        if key.startswith("aws:"):
+            raise errors.validation(
+                "One or more parameter values were invalid: Tag keys starting with 'aws:' are "
+                "reserved for system use")  # unverified
+        merged[key] = tag["Value"]
+    if len(merged) > MAX_TAGS:
+        raise errors.limit_exceeded(
+            f"The number of tags on the resource exceeds the limit of {MAX_TAGS}")  # unverified
+    return merged

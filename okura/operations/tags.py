@@ -1,0 +1,57 @@
+"""TagResource, UntagResource and ListTagsOfResource on tables, named by ARN."""
+from __future__ import annotations
+
+import re
+
+from okura import errors, shapes
+from okura.core.catalog import ACTIVE, Table
+from okura.operations.table_settings import merged_tags
+
+_TABLE_ARN = re.compile(r"arn:aws[a-z-]*:dynamodb:([a-z0-9-]+):(\d{12}):table/([a-zA-Z0-9_.-]{3,255})")
+
+
+async def _tagged_table(request, arn: str) -> Table:
+    """The table an ARN names, in this region and account."""
+    match = _TABLE_ARN.fullmatch(arn)
+    if match is None:
+        raise errors.validation(f"Invalid TableArn: Invalid ResourceArn provided as input {arn}")  # unverified
+    db = request.app.db
+    region, account, name = match.groups()
+    table = None
+    if region == request.region and account == db.account:
+        table = await db.catalog.get(region, name)
+    if table is None:
+        raise errors.resource_not_found(f"Requested resource not found: ResourcArn: {arn} not found")  # unverified
+    return table
+
+
+async def _change_tags(request, table: Table, tags: dict) -> None:
+    db = request.app.db
+    if table.status(db.clock.now()) != ACTIVE:
+        raise errors.resource_in_use(
+            f"Attempt to change a resource which is still in use: Table: {table.name} "
+            "is not in ACTIVE state")  # unverified
+    await db.catalog.save(table, dict(table.doc, Tags=tags))
+
+
+async def tag_resource(request, body: dict) -> dict:
+    shapes.check("TagResource", body)
+    table = await _tagged_table(request, body["ResourceArn"])
+    await _change_tags(request, table, merged_tags(table.doc.get("Tags", {}), body["Tags"]))
+    return {}
+
+
+async def untag_resource(request, body: dict) -> dict:
+    shapes.check("UntagResource", body)
+    table = await _tagged_table(request, body["ResourceArn"])
+    removed = set(body["TagKeys"])
+    await _change_tags(request, table, {key: value for key, value in
+                                        table.doc.get("Tags", {}).items() if key not in removed})
+    return {}
+
+
+async def list_tags_of_resource(request, body: dict) -> dict:
+    shapes.check("ListTagsOfResource", body)
+    table = await _tagged_table(request, body["ResourceArn"])
+    return {"Tags": [{"Key": key, "Value": value}
+                     for key, value in table.doc.get("Tags", {}).items()]}

@@ -1,0 +1,126 @@
+"""UpdateTable: billing mode, provisioned throughput, stream, encryption, table
+class and deletion protection of an existing table."""
+from __future__ import annotations
+
+from okura import errors, shapes
+from okura.core.catalog import ACTIVE, CREATING, UPDATING, Table
+from okura.operations import table_rules, table_settings
+from okura.operations.table_description import describe
+from okura.operations.table_rules import PAY_PER_REQUEST, PROVISIONED
+
+_CHANGES = ("ProvisionedThroughput", "BillingMode", "StreamSpecification",
+            "GlobalSecondaryIndexUpdates", "SSESpecification", "ReplicaUpdates", "TableClass",
+            "DeletionProtectionEnabled", "AttributeDefinitions")
+
+
+def _billing_mode(doc: dict) -> str:
+    return doc.get("BillingModeSummary", {}).get("BillingMode", PROVISIONED)
+
+
+def _throughput(doc: dict, body: dict, now: float) -> None:
+    """Apply BillingMode and ProvisionedThroughput to `doc` (a copy being edited)."""
+    current_mode = _billing_mode(doc)
+    mode = body.get("BillingMode", current_mode)
+    requested = body.get("ProvisionedThroughput")
+    if mode == PAY_PER_REQUEST:
+        if requested is not None:
+            raise errors.validation(
+                "One or more parameter values were invalid: Neither ReadCapacityUnits nor "
+                "WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST")
+        if current_mode != PAY_PER_REQUEST:
+            doc["BillingModeSummary"] = {"BillingMode": PAY_PER_REQUEST,
+                                         "LastUpdateToPayPerRequestDateTime": now}
+            doc["ProvisionedThroughput"] = dict(doc["ProvisionedThroughput"],
+                                                ReadCapacityUnits=0, WriteCapacityUnits=0)
+        return
+    if requested is None:
+        if current_mode == PAY_PER_REQUEST:
+            raise errors.validation(
+                "One or more parameter values were invalid: ReadCapacityUnits and "
+                "WriteCapacityUnits must both be specified when BillingMode is PROVISIONED")
+        return
+    table_rules.check_capacity(requested, "table")
+    current = doc["ProvisionedThroughput"]
+    read, write = requested["ReadCapacityUnits"], requested["WriteCapacityUnits"]
+    old_read, old_write = current["ReadCapacityUnits"], current["WriteCapacityUnits"]
+    if current_mode == PROVISIONED and (read, write) == (old_read, old_write):
+        raise errors.validation(
+            "The provisioned throughput for the table will not change. The requested value "
+            f"equals the current value. Current ReadCapacityUnits provisioned for the table: "
+            f"{old_read}. Requested ReadCapacityUnits: {read}. Current WriteCapacityUnits "
+            f"provisioned for the table: {old_write}. Requested WriteCapacityUnits: {write}. "
+            "Refer to the Amazon DynamoDB Developer Guide for current limits and how to request "
+            "higher limits.")
+    summary = dict(current, ReadCapacityUnits=read, WriteCapacityUnits=write)
+    if current_mode == PROVISIONED:
+        if read > old_read or write > old_write:
+            summary["LastIncreaseDateTime"] = now
+        if read < old_read or write < old_write:
+            summary["LastDecreaseDateTime"] = now
+            summary["NumberOfDecreasesToday"] = current["NumberOfDecreasesToday"] + 1
+    doc["ProvisionedThroughput"] = summary
+    if current_mode != PROVISIONED or "BillingMode" in body:
+        doc["BillingModeSummary"] = {"BillingMode": PROVISIONED}
+
+
+def _stream(doc: dict, spec: dict, now: float) -> None:
+    table_settings.check_stream(spec)
+    enabled = doc.get("StreamSpecification", {}).get("StreamEnabled", False)
+    if spec["StreamEnabled"]:
+        if enabled:
+            raise errors.validation(f"Table already has an enabled stream: TableName: {doc['TableName']}")
+        doc.update(table_settings.stream(spec, now))
+    else:
+        if not enabled:
+            raise errors.validation(
+                f"Table already has no enabled stream: TableName: {doc['TableName']}")  # unverified
+        # The old stream stays readable (LatestStreamLabel) after it is disabled.
+        del doc["StreamSpecification"]
+
+
+def updated_document(table: Table, body: dict, region: str, account: str, now: float) -> dict:
+    """The table's catalog document after the changes `body` asks for."""
+    doc = dict(table.doc)
+    if "BillingMode" in body or "ProvisionedThroughput" in body:
+        _throughput(doc, body, now)
+    spec = body.get("StreamSpecification")
+    if spec is not None:
+        _stream(doc, spec, now)
+    sse = body.get("SSESpecification")
+    if sse is not None:
+        doc.pop("SSEDescription", None)
+        doc.update(table_settings.sse(sse, region, account))
+    table_class = body.get("TableClass")
+    if table_class is not None:
+        doc["TableClassSummary"] = {"TableClass": table_class, "LastUpdateDateTime": now}
+    if "DeletionProtectionEnabled" in body:
+        doc["DeletionProtectionEnabled"] = body["DeletionProtectionEnabled"]
+    return doc
+
+
+async def handle(request, body: dict) -> dict:
+    shapes.check("UpdateTable", body)
+    if not any(body.get(member) is not None for member in _CHANGES):
+        raise errors.validation(
+            "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, "
+            "GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required")  # unverified
+    db = request.app.db
+    table = await table_rules.existing_table(request, body["TableName"])
+    now = db.clock.now()
+    status = table.status(now)
+    if status != ACTIVE:
+        raise errors.resource_in_use(
+            "Attempt to change a resource which is still in use: Table is being "
+            f"{ {CREATING: 'created', UPDATING: 'updated'}.get(status, 'deleted')}: "
+            f"{table.name}")  # unverified
+    now = round(now, 3)
+    doc = updated_document(table, body, request.region, db.account, now)
+    # Only changes DynamoDB applies in the background pass through UPDATING.
+    if any(member in body for member in _CHANGES if member != "DeletionProtectionEnabled"):
+        doc["TableStatus"] = UPDATING
+        doc["StatusUntil"] = now + db.status_delay
+    table = await db.catalog.save(table, doc)
+    description = await describe(db, table)
+    if doc["TableStatus"] == UPDATING:
+        description["TableStatus"] = UPDATING  # as DynamoDB answers, whatever the delay
+    return {"TableDescription": description}

@@ -1,0 +1,33 @@
+"""UpdateTimeToLive: turn a table's TTL on (naming the expiry attribute) or off.
+Expiring items is core's business; this records the setting."""
+from __future__ import annotations
+
+from okura import errors, shapes
+from okura.core.catalog import ACTIVE
+from okura.operations.table_rules import existing_table
+
+
+async def handle(request, body: dict) -> dict:
+    shapes.check("UpdateTimeToLive", body)
+    spec = body["TimeToLiveSpecification"]
+    db = request.app.db
+    table = await existing_table(request, body["TableName"])
+    if table.status(db.clock.now()) != ACTIVE:
+        raise errors.resource_in_use(
+            f"Attempt to change a resource which is still in use: Table: {table.name} "
+            "is not in ACTIVE state")  # unverified
+    current = table.doc.get("TimeToLive")
+    name = spec["AttributeName"]
+    if spec["Enabled"]:
+        if current is not None:
+            raise errors.validation("TimeToLive is already enabled")  # unverified
+        doc = dict(table.doc, TimeToLive={"AttributeName": name})
+    else:
+        if current is None:
+            raise errors.validation("TimeToLive is already disabled")  # unverified
+        if current["AttributeName"] != name:
+            raise errors.validation("TimeToLive is active on a different AttributeName: current "
+                                    f"AttributeName is {current['AttributeName']}")  # unverified
+        doc = {key: value for key, value in table.doc.items() if key != "TimeToLive"}
+    await db.catalog.save(table, doc)
+    return {"TimeToLiveSpecification": {"Enabled": spec["Enabled"], "AttributeName": name}}
