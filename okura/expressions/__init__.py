@@ -1,0 +1,67 @@
+"""DynamoDB's expression language: parse once per text, resolve per request, evaluate per item.
+
+    r = Resolver(request.get("ExpressionAttributeNames"), request.get("ExpressionAttributeValues"))
+    cond = condition(text, r)            # or update(...), projection(...), key_condition(...)
+    r.finish()                           # unused placeholders
+    evaluate(cond, item)
+
+Parsing, and the checks that depend on the text alone, are cached by text
+(bounded LRU); failures are not cached. Every error is DynamoDB's
+ValidationException with DynamoDB's message.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from okura.expressions import checks, messages, parser, resolve
+from okura.expressions.ast import Path, Update, unparse
+from okura.expressions.evaluate import evaluate, get
+from okura.expressions.projection import Projection, project
+from okura.expressions.resolve import Resolver
+from okura.expressions.update import apply_update
+
+__all__ = ["Path", "Projection", "Resolver", "Update", "apply_update", "condition", "evaluate", "get",
+           "key_condition", "project", "projection", "unparse", "update"]
+
+_CACHE_SIZE = 4096
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def _condition(text: str, param: str):
+    node = parser.parse_condition(text, param)
+    checks.condition(node, param)
+    return node
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def _update(text: str) -> Update:
+    upd, repeated = parser.parse_update(text)
+    if repeated is not None:
+        raise messages.clause_repeated(repeated)
+    checks.update(upd)
+    return upd
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def _projection(text: str) -> tuple:
+    paths = parser.parse_projection(text)
+    checks.projection(paths)
+    return paths
+
+
+def condition(text: str, resolver: Resolver, param: str = "ConditionExpression"):
+    """A ConditionExpression (or, with param="FilterExpression", a filter), resolved."""
+    return resolve.condition(_condition(text, param), resolver, param)
+
+
+def key_condition(text: str, resolver: Resolver):
+    """A KeyConditionExpression, parsed and resolved; Query checks its key structure."""
+    return condition(text, resolver, "KeyConditionExpression")
+
+
+def update(text: str, resolver: Resolver) -> Update:
+    return resolve.update(_update(text), resolver)
+
+
+def projection(text: str, resolver: Resolver) -> Projection:
+    return Projection(resolve.projection(_projection(text), resolver))

@@ -1,0 +1,142 @@
+"""The condition evaluator: a resolved condition tree over a wire-form item.
+
+A missing attribute makes every comparison false except `<>`, which is true
+(the attribute is not equal to the value); functions over a missing attribute
+are false, size() of one has no value.
+"""
+from __future__ import annotations
+
+from base64 import b64decode
+
+from okura.expressions import attrs
+from okura.expressions.ast import And, Between, Call, Compare, Const, In, Not, Or, Path
+
+
+def get(item: dict | None, elements: tuple) -> dict | None:
+    """The value at a document path, or None when the item has nothing there."""
+    if item is None:
+        return None
+    value = item.get(elements[0])
+    for e in elements[1:]:
+        if value is None:
+            return None
+        if type(e) is int:
+            items = value.get("L")
+            value = items[e] if items is not None and e < len(items) else None
+        else:
+            members = value.get("M")
+            value = members.get(e) if members is not None else None
+    return value
+
+
+def operand(node, item: dict | None) -> dict | None:
+    t = type(node)
+    if t is Path:
+        return get(item, node.elements)
+    if t is Const:
+        return node.value
+    # the only function a condition may use as an operand is size()
+    value = get(item, node.args[0].elements)
+    if value is None:
+        return None
+    n = attrs.size(value)
+    return None if n is None else {"N": str(n)}
+
+
+def evaluate(node, item: dict | None) -> bool:
+    return _EVALUATORS[type(node)](node, item)
+
+
+def _compare(node: Compare, item) -> bool:
+    a, b = operand(node.left, item), operand(node.right, item)
+    op = node.op
+    if a is None or b is None:
+        return op == "<>"
+    if op == "=":
+        return attrs.equal(a, b)
+    if op == "<>":
+        return not attrs.equal(a, b)
+    order = attrs.compare(a, b)
+    if order is None:
+        return False
+    if op == "<":
+        return order < 0
+    if op == "<=":
+        return order <= 0
+    if op == ">":
+        return order > 0
+    return order >= 0
+
+
+def _between(node: Between, item) -> bool:
+    value = operand(node.operand, item)
+    low, high = operand(node.low, item), operand(node.high, item)
+    if value is None or low is None or high is None:
+        return False
+    above, below = attrs.compare(value, low), attrs.compare(value, high)
+    return above is not None and below is not None and above >= 0 and below <= 0
+
+
+def _in(node: In, item) -> bool:
+    value = operand(node.operand, item)
+    if value is None:
+        return False
+    for choice in node.choices:
+        other = operand(choice, item)
+        if other is not None and attrs.equal(value, other):
+            return True
+    return False
+
+
+def _call(node: Call, item) -> bool:
+    name, args = node.name, node.args
+    if name == "attribute_exists":
+        return get(item, args[0].elements) is not None
+    if name == "attribute_not_exists":
+        return get(item, args[0].elements) is None
+    first, second = operand(args[0], item), operand(args[1], item)
+    if first is None or second is None:
+        return False
+    if name == "attribute_type":
+        return "S" in second and second["S"] in first
+    if name == "begins_with":
+        return _begins_with(first, second)
+    return _contains(first, second)
+
+
+def _begins_with(value: dict, prefix: dict) -> bool:
+    if "S" in value and "S" in prefix:
+        return value["S"].startswith(prefix["S"])
+    if "B" in value and "B" in prefix:
+        return b64decode(value["B"]).startswith(b64decode(prefix["B"]))
+    return False
+
+
+_MEMBER_TYPES = {"SS": "S", "NS": "N", "BS": "B"}
+
+
+def _contains(value: dict, member: dict) -> bool:
+    kind = attrs.type_of(value)
+    if kind == "S":
+        return "S" in member and member["S"] in value["S"]
+    if kind == "B":
+        return "B" in member and b64decode(member["B"]) in b64decode(value["B"])
+    if kind == "L":
+        return any(attrs.equal(element, member) for element in value["L"])
+    scalar = _MEMBER_TYPES.get(kind)
+    if scalar is None or scalar not in member:
+        return False
+    if kind == "BS":
+        return b64decode(member["B"]) in attrs.set_keys(kind, value[kind])
+    return member[scalar] in value[kind]
+
+
+_EVALUATORS = {
+    Compare: _compare,
+    Between: _between,
+    In: _in,
+    Call: _call,
+    And: lambda node, item: evaluate(node.left, item) and evaluate(node.right, item),
+    Or: lambda node, item: evaluate(node.left, item) or evaluate(node.right, item),
+    Not: lambda node, item: not evaluate(node.operand, item),
+}

@@ -1,0 +1,211 @@
+"""Resolution: a parsed tree plus one request's ExpressionAttributeNames/Values.
+
+Replaces `#name` placeholders by attribute names and `:value` placeholders by
+Const values, reports undefined placeholders, then applies the rules that depend
+on what the placeholders stand for (operand types of constants, BETWEEN bounds,
+overlapping paths). A Resolver serves every expression of one request and, at
+`finish()`, reports the placeholders none of them used.
+"""
+from __future__ import annotations
+
+import re
+
+from okura.expressions import attrs, messages
+from okura.expressions.ast import (And, Arith, Between, Call, Compare, Const, In, Name, Not, Or,
+                                   Path, Update, Value)
+
+_NAME_KEY = re.compile(r"#[A-Za-z0-9_]+")
+_VALUE_KEY = re.compile(r":[A-Za-z0-9_]+")
+_TYPE_NAMES = frozenset({"S", "SS", "N", "NS", "B", "BS", "BOOL", "NULL", "L", "M"})
+
+
+class Resolver:
+    """The placeholders of one request, and which of them its expressions used."""
+    __slots__ = ("names", "values", "used_names", "used_values")
+
+    def __init__(self, names: dict | None, values: dict | None):
+        if names is not None:
+            _check_keys(names, "ExpressionAttributeNames", _NAME_KEY)
+            for key, name in names.items():
+                if not name:
+                    raise messages.empty_name(key)
+        if values is not None:
+            _check_keys(values, "ExpressionAttributeValues", _VALUE_KEY)
+        self.names = names or {}
+        self.values = values or {}
+        self.used_names: set[str] = set()
+        self.used_values: set[str] = set()
+
+    def name(self, placeholder: str, param: str) -> str:
+        name = self.names.get(placeholder)
+        if name is None:
+            raise messages.undefined_name(param, placeholder)
+        self.used_names.add(placeholder)
+        return name
+
+    def value(self, placeholder: str, param: str) -> dict:
+        value = self.values.get(placeholder)
+        if value is None:
+            raise messages.undefined_value(param, placeholder)
+        self.used_values.add(placeholder)
+        return value
+
+    def finish(self) -> None:
+        """Reject placeholders that no expression of the request used (names first)."""
+        if len(self.used_names) != len(self.names):
+            unused = sorted(set(self.names) - self.used_names)
+            raise messages.unused("ExpressionAttributeNames", unused)
+        if len(self.used_values) != len(self.values):
+            unused = sorted(set(self.values) - self.used_values)
+            raise messages.unused("ExpressionAttributeValues", unused)
+
+
+def _check_keys(mapping: dict, parameter: str, pattern: re.Pattern) -> None:
+    if not mapping:
+        raise messages.empty_map(parameter)
+    for key in mapping:
+        if pattern.fullmatch(key) is None:
+            raise messages.invalid_key(parameter, key)
+
+
+class _Resolution:
+    __slots__ = ("resolver", "param")
+
+    def __init__(self, resolver: Resolver, param: str):
+        self.resolver = resolver
+        self.param = param
+
+    def path(self, path: Path) -> Path:
+        elements = path.elements
+        for e in elements:
+            if type(e) is Name:
+                break
+        else:
+            return path
+        name = self.resolver.name
+        return Path(tuple(name(e.placeholder, self.param) if type(e) is Name else e for e in elements))
+
+    def node(self, node):
+        t = type(node)
+        if t is Path:
+            return self.path(node)
+        if t is Value:
+            return Const(self.resolver.value(node.placeholder, self.param))
+        if t is Compare:
+            left, right = self.node(node.left), self.node(node.right)
+            self.distinct(node.op, left, (right,))
+            return Compare(node.op, left, right)
+        if t is And or t is Or:
+            return t(self.node(node.left), self.node(node.right))
+        if t is Not:
+            return Not(self.node(node.operand))
+        if t is Between:
+            return self.between(node)
+        if t is In:
+            operand = self.node(node.operand)
+            choices = tuple(map(self.node, node.choices))
+            self.distinct("IN", operand, choices)
+            return In(operand, choices)
+        if t is Call:
+            return self.call(node)
+        if t is Arith:
+            left, right = self.node(node.left), self.node(node.right)
+            self.operand_type(node.op, left, ("N",))
+            self.operand_type(node.op, right, ("N",))
+            return Arith(node.op, left, right)
+        return node  # already resolved (Const)
+
+    def between(self, node: Between) -> Between:
+        operand, low, high = self.node(node.operand), self.node(node.low), self.node(node.high)
+        self.distinct("BETWEEN", operand, (low, high))
+        if type(low) is Const and type(high) is Const:
+            order = attrs.compare(low.value, high.value)
+            if order is None:
+                raise messages.between_types(self.param, attrs.text(low.value), attrs.text(high.value))
+            if order > 0:
+                raise messages.between_bounds(self.param, attrs.text(low.value), attrs.text(high.value))
+        return Between(operand, low, high)
+
+    def call(self, node: Call) -> Call:
+        name = node.name
+        args = tuple(map(self.node, node.args))
+        if name == "attribute_type":
+            kind = args[1]
+            if type(kind) is Const:
+                self.operand_type(name, kind, ("S",))
+                if kind.value["S"] not in _TYPE_NAMES:
+                    raise messages.attribute_type_name(self.param, kind.value["S"])
+        elif name == "begins_with":
+            for arg in args:
+                self.operand_type(name, arg, ("S", "B"))
+            self.distinct(name, args[0], args[1:])
+        elif name == "contains":
+            self.distinct(name, args[0], args[1:])
+        elif name == "list_append":
+            for arg in args:
+                self.operand_type(name, arg, ("L",))
+        return Call(name, args)
+
+    def operand_type(self, operator: str, node, allowed: tuple) -> None:
+        if type(node) is Const:
+            kind = attrs.type_of(node.value)
+            if kind not in allowed:
+                raise messages.operand_type(self.param, operator, kind)
+
+    def distinct(self, operator: str, first, rest: tuple) -> None:
+        if type(first) is Path and first in rest:
+            raise messages.not_distinct(self.param, operator, str(first))
+
+
+def condition(node, resolver: Resolver, param: str):
+    return _Resolution(resolver, param).node(node)
+
+
+def update(upd: Update, resolver: Resolver) -> Update:
+    r = _Resolution(resolver, "UpdateExpression")
+    sets = tuple((r.path(path), r.node(value)) for path, value in upd.sets)
+    removes = tuple(map(r.path, upd.removes))
+    adds = tuple((r.path(path), r.node(value)) for path, value in upd.adds)
+    for _, value in adds:
+        kind = attrs.type_of(value.value)
+        if kind != "N" and kind not in attrs.SETS:
+            raise messages.action_operand_type("ADD", attrs.LONG_NAMES[kind])
+    deletes = tuple((r.path(path), r.node(value)) for path, value in upd.deletes)
+    for _, value in deletes:
+        kind = attrs.type_of(value.value)
+        if kind not in attrs.SETS:
+            raise messages.action_operand_type("DELETE", attrs.LONG_NAMES[kind])
+    resolved = Update(sets, removes, adds, deletes)
+    check_overlaps(resolved.paths(), "UpdateExpression")
+    return resolved
+
+
+def projection(paths: tuple, resolver: Resolver) -> tuple:
+    r = _Resolution(resolver, "ProjectionExpression")
+    resolved = tuple(map(r.path, paths))
+    check_overlaps(resolved, "ProjectionExpression")
+    return resolved
+
+
+def check_overlaps(paths, param: str) -> None:
+    """Reject two paths where one contains the other, or that use one attribute as both map and list.
+
+    A trie of the paths: each entry is [path ending here, children, first path through here].
+    """
+    root: dict = {}
+    for path in paths:
+        children, entry = root, None
+        for e in path.elements:
+            if children:
+                other_key = next(iter(children))
+                if type(other_key) is not type(e):
+                    raise messages.paths_conflict(param, str(children[other_key][2]), str(path))
+            entry = children.get(e)
+            if entry is None:
+                entry = children[e] = [None, {}, path]
+            elif entry[0] is not None:
+                raise messages.paths_overlap(param, str(entry[0]), str(path))
+            children = entry[1]
+        if children:
+            raise messages.paths_overlap(param, str(entry[2]), str(path))
+        entry[0] = path

@@ -1,0 +1,162 @@
+"""Applying a resolved UpdateExpression to an item, without touching the input.
+
+Every SET value is computed from the item as it was before the update; then SET,
+REMOVE, ADD and DELETE write into a copy. Containers on the way to a written
+path are copied once (copy-on-write), so an update costs what it touches.
+SET past the end of a list appends, in index order; REMOVE of list elements
+takes the highest index first so the indexes all mean the original list.
+"""
+from __future__ import annotations
+
+from okura.values import numbers
+from okura.expressions import attrs, messages
+from okura.expressions.ast import Arith, Call, Const, Path, Update
+from okura.expressions.evaluate import get
+
+
+def apply_update(upd: Update, item: dict) -> tuple[dict, list[Path]]:
+    """The updated item and the paths the update wrote (for ReturnValues UPDATED_*)."""
+    values = [_value(value, item) for _, value in upd.sets]
+    writer = _Writer(item)
+    for path, value in sorted(zip((p for p, _ in upd.sets), values), key=_ascending):
+        writer.set(path.elements, value)
+    for path in sorted(upd.removes, key=_descending):
+        writer.remove(path.elements)
+    for path, const in upd.adds:
+        writer.add(path.elements, const.value)
+    for path, const in upd.deletes:
+        writer.delete(path.elements, const.value)
+    return writer.item, upd.paths()
+
+
+def _ascending(action) -> tuple:
+    return tuple((1, e) if type(e) is int else (0, e) for e in action[0].elements)
+
+
+def _descending(path: Path) -> tuple:
+    return tuple((1, -e) if type(e) is int else (0, e) for e in path.elements)
+
+
+def _value(node, item: dict) -> dict:
+    """A SET action's value, computed against the item before the update."""
+    t = type(node)
+    if t is Const:
+        return node.value
+    if t is Path:
+        value = get(item, node.elements)
+        if value is None:
+            raise messages.missing_attribute()
+        return value
+    if t is Arith:
+        left, right = _value(node.left, item), _value(node.right, item)
+        if "N" not in left or "N" not in right:
+            raise messages.wrong_data_type()
+        combine = numbers.add if node.op == "+" else numbers.subtract
+        return {"N": combine(left["N"], right["N"])}
+    if t is Call and node.name == "if_not_exists":
+        current = get(item, node.args[0].elements)
+        return current if current is not None else _value(node.args[1], item)
+    if t is Call and node.name == "list_append":
+        first, second = _value(node.args[0], item), _value(node.args[1], item)
+        if "L" not in first or "L" not in second:
+            raise messages.wrong_data_type()
+        return {"L": first["L"] + second["L"]}
+    raise TypeError(f"not an update value: {node!r}")
+
+
+class _Writer:
+    __slots__ = ("item", "fresh")
+
+    def __init__(self, item: dict):
+        self.item = dict(item)
+        self.fresh: set[int] = set()  # ids of the maps and lists this update has copied
+
+    def parent(self, elements: tuple):
+        """The (copied) map members or list holding the path's last element; None if there is none."""
+        container = self.item
+        for depth in range(len(elements) - 1):
+            e = elements[depth]
+            if type(e) is int:
+                if e >= len(container):
+                    return None
+                value = container[e]
+            else:
+                value = container.get(e)
+                if value is None:
+                    return None
+            kind = "L" if type(elements[depth + 1]) is int else "M"
+            inner = value.get(kind)
+            if inner is None:
+                return None
+            if id(inner) not in self.fresh:
+                inner = list(inner) if kind == "L" else dict(inner)
+                self.fresh.add(id(inner))
+                container[e] = {kind: inner}
+            container = inner
+        return container
+
+    def writable_parent(self, elements: tuple):
+        container = self.parent(elements)
+        if container is None:
+            raise messages.invalid_update_path()
+        return container
+
+    def set(self, elements: tuple, value: dict) -> None:
+        _put(self.writable_parent(elements), elements[-1], value)
+
+    def remove(self, elements: tuple) -> None:
+        _drop(self.writable_parent(elements), elements[-1])
+
+    def add(self, elements: tuple, value: dict) -> None:
+        container = self.writable_parent(elements)
+        last = elements[-1]
+        existing = _current(container, last)
+        kind = attrs.type_of(value)
+        if existing is None:
+            result = value
+        elif kind not in existing:
+            raise messages.wrong_data_type()
+        elif kind == "N":
+            result = {"N": numbers.add(existing["N"], value["N"])}
+        else:
+            members = existing[kind]
+            known, key = attrs.set_keys(kind, members), attrs.member_key(kind)
+            result = {kind: members + [m for m in value[kind] if key(m) not in known]}
+        _put(container, last, result)
+
+    def delete(self, elements: tuple, value: dict) -> None:
+        container = self.writable_parent(elements)
+        last = elements[-1]
+        existing = _current(container, last)
+        if existing is None:
+            return
+        kind = attrs.type_of(value)
+        if kind not in existing:
+            raise messages.wrong_data_type()
+        gone, key = attrs.set_keys(kind, value[kind]), attrs.member_key(kind)
+        kept = [m for m in existing[kind] if key(m) not in gone]
+        if kept:
+            _put(container, last, {kind: kept})
+        else:
+            _drop(container, last)  # DynamoDB has no empty sets: the attribute goes
+
+
+def _current(container, last) -> dict | None:
+    if type(last) is int:
+        return container[last] if last < len(container) else None
+    return container.get(last)
+
+
+def _put(container, last, value: dict) -> None:
+    if type(last) is int and last >= len(container):
+        container.append(value)
+    else:
+        container[last] = value
+
+
+def _drop(container, last) -> None:
+    if type(last) is int:
+        if last < len(container):
+            del container[last]
+    else:
+        container.pop(last, None)
