@@ -31,15 +31,11 @@ def _billing(body: dict) -> tuple[str, dict | None]:
     throughput = body.get("ProvisionedThroughput")
     if mode == PAY_PER_REQUEST:
         if throughput is not None:
-            raise errors.validation(
-                "One or more parameter values were invalid: Neither ReadCapacityUnits nor "
-                "WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST")
+            raise table_rules.on_demand_with_throughput()
         return mode, None
     if throughput is None:
         if mode == PROVISIONED:
-            raise errors.validation(
-                "One or more parameter values were invalid: ReadCapacityUnits and "
-                "WriteCapacityUnits must both be specified when BillingMode is PROVISIONED")
+            raise table_rules.provisioned_without_throughput()
         raise errors.validation("No provisioned throughput specified for the table")
     table_rules.check_capacity(throughput, "table")
     return PROVISIONED, throughput

@@ -91,7 +91,7 @@ def declared(body: dict, table_schema: list[dict]) -> Declared:
         if not globals_:
             raise errors.validation(_INVALID + "List of GlobalSecondaryIndexes is empty")  # unverified
         if len(globals_) > MAX_GSI:
-            raise errors.limit_exceeded(
+            raise errors.validation(
                 f"GlobalSecondaryIndex count exceeds the per-table limit of {MAX_GSI}")  # unverified
         for index in globals_:
             table_rules.check_key_schema(index["KeySchema"])
@@ -115,7 +115,7 @@ def _check_locals(locals_: list[dict], table_schema: list[dict]) -> None:
         raise errors.validation(_INVALID + "List of LocalSecondaryIndexes is empty")  # unverified
     if len(locals_) > MAX_LSI:
         raise errors.validation(
-            _INVALID + f"Number of LocalSecondaryIndexes exceeds per-table limit of {MAX_LSI}")  # unverified
+            f"Cannot have more than {MAX_LSI} local secondary indexes per table")  # unverified
     if len(table_schema) < 2:
         raise errors.validation(_INVALID + "Table KeySchema does not have a range key, which is "
                                 "required when specifying a LocalSecondaryIndex")  # unverified

@@ -87,6 +87,18 @@ def check_capacity(throughput: dict, what: str) -> None:
                 f"maximum allowed value of {TABLE_MAX_CAPACITY}")  # unverified
 
 
+def on_demand_with_throughput() -> errors.DynamoError:
+    return errors.validation(
+        "One or more parameter values were invalid: Neither ReadCapacityUnits nor "
+        "WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST")
+
+
+def provisioned_without_throughput() -> errors.DynamoError:
+    return errors.validation(
+        "One or more parameter values were invalid: ReadCapacityUnits and "
+        "WriteCapacityUnits must both be specified when BillingMode is PROVISIONED")
+
+
 def provisioned_summary(throughput: dict | None) -> dict:
     """The ProvisionedThroughput member of a description (zeros under on-demand)."""
     return {"NumberOfDecreasesToday": 0,

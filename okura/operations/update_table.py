@@ -24,9 +24,7 @@ def _throughput(doc: dict, body: dict, now: float) -> None:
     requested = body.get("ProvisionedThroughput")
     if mode == PAY_PER_REQUEST:
         if requested is not None:
-            raise errors.validation(
-                "One or more parameter values were invalid: Neither ReadCapacityUnits nor "
-                "WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST")
+            raise table_rules.on_demand_with_throughput()
         if current_mode != PAY_PER_REQUEST:
             doc["BillingModeSummary"] = {"BillingMode": PAY_PER_REQUEST,
                                          "LastUpdateToPayPerRequestDateTime": now}
@@ -35,9 +33,7 @@ def _throughput(doc: dict, body: dict, now: float) -> None:
         return
     if requested is None:
         if current_mode == PAY_PER_REQUEST:
-            raise errors.validation(
-                "One or more parameter values were invalid: ReadCapacityUnits and "
-                "WriteCapacityUnits must both be specified when BillingMode is PROVISIONED")
+            raise table_rules.provisioned_without_throughput()
         return
     table_rules.check_capacity(requested, "table")
     current = doc["ProvisionedThroughput"]
