@@ -13,6 +13,9 @@ def main(argv: list[str] | None = None) -> None:
     serve.add_argument("--data-dir", help="directory of the SQLite data (default ./okura-data)")
     serve.add_argument("--memory", action="store_true", default=None,
                        help="keep everything in memory, nothing on disk")
+    serve.add_argument("--postgres", metavar="URL",
+                       help="keep everything in this PostgreSQL database "
+                            "(postgresql://user@host/db) instead of SQLite")
     serve.add_argument("--durability", choices=["process", "fsync"],
                        help="process: writes survive a crash of okura (default); "
                             "fsync: they also survive power loss")

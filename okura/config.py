@@ -17,6 +17,7 @@ class Settings:
     durability: str = "process"       # "process" survives kill -9; "fsync" survives power loss
     account_id: str = "000000000000"  # every credential maps to this one account
     status_delay: float = 0.0         # seconds a table stays CREATING/UPDATING/DELETING
+    postgres: str = ""                # postgresql:// URL: keep everything there, not in SQLite
 
     def merged(self, **overrides) -> "Settings":
         given = {key: value for key, value in overrides.items() if value is not None}

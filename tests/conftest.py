@@ -1,6 +1,7 @@
 """Shared fixtures: a real okura server per backend, boto3 clients and raw HTTP."""
 from __future__ import annotations
 
+import asyncio
 import http.client
 import json
 import os
@@ -10,11 +11,14 @@ import sys
 import time
 import uuid
 
+import asyncpg
 import boto3
 import pytest
 from botocore.config import Config
 
-BACKENDS = ["sqlite"]
+BACKENDS = ["sqlite", "postgres"]
+POSTGRES_HOST = "127.0.0.1:5432"
+POSTGRES_USERS = ("postgres", "root")
 
 
 def free_port() -> int:
@@ -100,9 +104,58 @@ class Reply:
         return json.loads(self.raw)
 
 
+async def _admin() -> tuple[asyncpg.Connection, str] | tuple[None, None]:
+    """A connection to the PostgreSQL server as a superuser and that user's name."""
+    for user in POSTGRES_USERS:
+        try:
+            return await asyncpg.connect(f"postgresql://{user}@{POSTGRES_HOST}/postgres",
+                                         timeout=3), user
+        except (OSError, asyncio.TimeoutError, asyncpg.PostgresError):
+            continue
+    return None, None
+
+
+async def _create_database(name: str) -> str | None:
+    """The URL of a new database, or None if no PostgreSQL server answers."""
+    admin, user = await _admin()
+    if admin is None:
+        return None
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await admin.close()
+    return f"postgresql://{user}@{POSTGRES_HOST}/{name}"
+
+
+async def _drop_database(name: str) -> None:
+    admin, _ = await _admin()
+    try:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await admin.close()
+
+
+@pytest.fixture(scope="session")
+def postgres_url():
+    """A PostgreSQL database of this test session's own, dropped at its end."""
+    name = f"okura_test_{uuid.uuid4().hex[:12]}"
+    url = asyncio.run(_create_database(name))
+    if url is None:
+        reason = (f"no PostgreSQL server accepts user {' or '.join(POSTGRES_USERS)} "
+                  f"without a password on {POSTGRES_HOST}")
+        if os.environ.get("OKURA_REQUIRE_POSTGRES") == "1":
+            pytest.fail(f"{reason}, and OKURA_REQUIRE_POSTGRES=1 makes that a failure")
+        pytest.skip(reason)
+    yield url
+    asyncio.run(_drop_database(name))
+
+
 @pytest.fixture(scope="session", params=BACKENDS)
 def server(request, tmp_path_factory):
-    instance = Server(data_dir=str(tmp_path_factory.mktemp(f"okura-{request.param}")))
+    if request.param == "postgres":
+        instance = Server("--postgres", request.getfixturevalue("postgres_url"))
+    else:
+        instance = Server(data_dir=str(tmp_path_factory.mktemp(f"okura-{request.param}")))
     yield instance
     instance.stop()
 

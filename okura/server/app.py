@@ -51,6 +51,10 @@ class App:
 
 
 def make_engine(settings: Settings):
+    if settings.postgres:
+        from okura.storage.postgres import PostgresEngine
+
+        return PostgresEngine(settings.postgres)
     from okura.storage.sqlite import SqliteEngine
 
     return SqliteEngine(None if settings.memory else settings.data_dir, settings.durability)

@@ -14,6 +14,13 @@ from __future__ import annotations
 from typing import AsyncContextManager, Protocol
 
 
+class Conflict(Exception):
+    """A transaction lost a race with a concurrent one (a serialization failure or a
+    deadlock reported by the database) and was rolled back: nothing of it was stored,
+    and running the whole unit again is safe. Only backends with concurrent writers
+    raise it, from any call or from the end of the `transaction()` block."""
+
+
 class Transaction(Protocol):
     """A unit of reads and writes that commit together or not at all.
 

@@ -1,0 +1,57 @@
+"""The PostgreSQL schema as numbered migrations, applied on start.
+
+The schema version lives in okura_meta (as in the SQLite file). Migrating runs in
+one transaction that holds that row's lock, so several okura nodes starting at once
+over one database apply each migration exactly once; the others wait, then find
+the work done. Migrations are append-only: a released one never changes.
+"""
+from __future__ import annotations
+
+import asyncpg
+
+_META = (
+    "CREATE TABLE IF NOT EXISTS okura_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "INSERT INTO okura_meta(key, value) VALUES('schema_version', '0') ON CONFLICT DO NOTHING",
+)
+
+# MIGRATIONS[n - 1] takes the schema from version n - 1 to version n.
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        # Identity columns draw from a sequence, which never hands a value out twice,
+        # even across rollbacks: table ids are unique forever.
+        "CREATE TABLE catalog("
+        " id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+        " region TEXT NOT NULL, name TEXT NOT NULL, doc BYTEA NOT NULL,"
+        " UNIQUE(region, name))",
+        # bytea compares as memcmp, the order storage/keys.py encodes. doc is NULL
+        # only in a row a write transaction claimed for an absent key (see
+        # postgres/engine.py); such a row is never committed.
+        "CREATE TABLE items("
+        " tid BIGINT NOT NULL, hk BYTEA NOT NULL, rk BYTEA NOT NULL,"
+        " size INTEGER NOT NULL, doc BYTEA,"
+        " PRIMARY KEY(tid, hk, rk))",
+    ),
+)
+
+
+async def migrate(connection: asyncpg.Connection) -> None:
+    """Bring the schema to the newest version; refuse a database from a newer okura."""
+    try:
+        await connection.execute(_META[0])
+    except asyncpg.UniqueViolationError:
+        # Two nodes created okura_meta at once: PostgreSQL reports the loser's clash in
+        # its system catalog instead of honouring IF NOT EXISTS. The table exists now.
+        await connection.execute(_META[0])
+    await connection.execute(_META[1])
+    async with connection.transaction():
+        found = int(await connection.fetchval(
+            "SELECT value FROM okura_meta WHERE key='schema_version' FOR UPDATE"))
+        if found > len(MIGRATIONS):
+            raise RuntimeError(f"database holds schema version {found}, "
+                               f"this okura knows {len(MIGRATIONS)}")
+        for statements in MIGRATIONS[found:]:
+            for statement in statements:
+                await connection.execute(statement)
+        if found < len(MIGRATIONS):
+            await connection.execute(
+                "UPDATE okura_meta SET value=$1 WHERE key='schema_version'", str(len(MIGRATIONS)))
