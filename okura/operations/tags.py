@@ -21,7 +21,7 @@ async def _tagged_table(request, arn: str) -> Table:
     if region == request.region and account == db.account:
         table = await db.catalog.get(region, name)
     if table is None:
-        raise errors.resource_not_found(f"Requested resource not found: ResourcArn: {arn} not found")  # unverified
+        raise errors.resource_not_found(f"Requested resource not found: ResourcArn: {arn} not found")
     return table
 
 

@@ -112,11 +112,12 @@ async def handle(request, body: dict) -> dict:
     now = round(now, 3)
     doc = updated_document(table, body, request.region, db.account, now)
     # Only changes DynamoDB applies in the background pass through UPDATING.
-    if any(member in body for member in _CHANGES if member != "DeletionProtectionEnabled"):
+    background = any(member in body for member in _CHANGES if member != "DeletionProtectionEnabled")
+    if background:
         doc["TableStatus"] = UPDATING
         doc["StatusUntil"] = now + db.status_delay
     table = await db.catalog.save(table, doc)
     description = await describe(db, table)
-    if doc["TableStatus"] == UPDATING:
+    if background:
         description["TableStatus"] = UPDATING  # as DynamoDB answers, whatever the delay
     return {"TableDescription": description}

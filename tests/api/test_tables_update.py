@@ -1,0 +1,128 @@
+"""UpdateTable and DeleteTable's refusals: billing, throughput, stream, settings."""
+from __future__ import annotations
+
+import pytest
+from botocore.exceptions import ClientError
+
+from conftest import error_of, unique_name
+
+HASH = [{"AttributeName": "pk", "KeyType": "HASH"}]
+PK = [{"AttributeName": "pk", "AttributeType": "S"}]
+INVALID = "One or more parameter values were invalid: "
+
+
+@pytest.fixture
+def provisioned(ddb) -> str:
+    name = unique_name()
+    ddb.create_table(TableName=name, KeySchema=HASH, AttributeDefinitions=PK,
+                     ProvisionedThroughput={"ReadCapacityUnits": 5, "WriteCapacityUnits": 5})
+    return name
+
+
+def update_error(ddb, **request) -> tuple[str, str]:
+    with pytest.raises(ClientError) as excinfo:
+        ddb.update_table(**request)
+    return error_of(excinfo)
+
+
+def throughput(read: int, write: int) -> dict:
+    return {"ReadCapacityUnits": read, "WriteCapacityUnits": write}
+
+
+def test_nothing_to_update(ddb, table):
+    assert update_error(ddb, TableName=table) == (
+        "ValidationException", "At least one of ProvisionedThroughput, BillingMode, "
+        "UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates "
+        "is required")
+
+
+def test_update_missing_table(ddb):
+    assert update_error(ddb, TableName="no-such-table", DeletionProtectionEnabled=True) == (
+        "ResourceNotFoundException", "Requested resource not found: Table: no-such-table not found")
+
+
+def test_increase_then_decrease_throughput(ddb, provisioned):
+    updated = ddb.update_table(TableName=provisioned, ProvisionedThroughput=throughput(10, 5))
+    assert updated["TableDescription"]["TableStatus"] == "UPDATING"
+    ddb.get_waiter("table_exists").wait(TableName=provisioned, WaiterConfig={"Delay": 0.1})
+    summary = ddb.describe_table(TableName=provisioned)["Table"]["ProvisionedThroughput"]
+    assert (summary["ReadCapacityUnits"], summary["WriteCapacityUnits"]) == (10, 5)
+    assert "LastIncreaseDateTime" in summary and "LastDecreaseDateTime" not in summary
+    assert summary["NumberOfDecreasesToday"] == 0
+    ddb.update_table(TableName=provisioned, ProvisionedThroughput=throughput(10, 1))
+    summary = ddb.describe_table(TableName=provisioned)["Table"]["ProvisionedThroughput"]
+    assert summary["NumberOfDecreasesToday"] == 1
+    assert summary["LastDecreaseDateTime"] >= summary["LastIncreaseDateTime"]
+
+
+def test_unchanged_throughput(ddb, provisioned):
+    assert update_error(ddb, TableName=provisioned, ProvisionedThroughput=throughput(5, 5)) == (
+        "ValidationException", "The provisioned throughput for the table will not change. The "
+        "requested value equals the current value. Current ReadCapacityUnits provisioned for the "
+        "table: 5. Requested ReadCapacityUnits: 5. Current WriteCapacityUnits provisioned for the "
+        "table: 5. Requested WriteCapacityUnits: 5. Refer to the Amazon DynamoDB Developer Guide "
+        "for current limits and how to request higher limits.")
+
+
+def test_switch_billing_modes(ddb, provisioned):
+    ddb.update_table(TableName=provisioned, BillingMode="PAY_PER_REQUEST")
+    table = ddb.describe_table(TableName=provisioned)["Table"]
+    assert table["BillingModeSummary"]["BillingMode"] == "PAY_PER_REQUEST"
+    assert "LastUpdateToPayPerRequestDateTime" in table["BillingModeSummary"]
+    assert (table["ProvisionedThroughput"]["ReadCapacityUnits"],
+            table["ProvisionedThroughput"]["WriteCapacityUnits"]) == (0, 0)
+    assert update_error(ddb, TableName=provisioned, ProvisionedThroughput=throughput(1, 1)) == (
+        "ValidationException", INVALID + "Neither ReadCapacityUnits nor WriteCapacityUnits can be "
+        "specified when BillingMode is PAY_PER_REQUEST")
+    assert update_error(ddb, TableName=provisioned, BillingMode="PROVISIONED") == (
+        "ValidationException", INVALID + "ReadCapacityUnits and WriteCapacityUnits must both be "
+        "specified when BillingMode is PROVISIONED")
+    ddb.update_table(TableName=provisioned, BillingMode="PROVISIONED",
+                     ProvisionedThroughput=throughput(2, 3))
+    table = ddb.describe_table(TableName=provisioned)["Table"]
+    assert table["BillingModeSummary"] == {"BillingMode": "PROVISIONED"}
+    assert (table["ProvisionedThroughput"]["ReadCapacityUnits"],
+            table["ProvisionedThroughput"]["WriteCapacityUnits"]) == (2, 3)
+
+
+def test_enable_and_disable_stream(ddb, table):
+    ddb.update_table(TableName=table, StreamSpecification={"StreamEnabled": True,
+                                                           "StreamViewType": "KEYS_ONLY"})
+    described = ddb.describe_table(TableName=table)["Table"]
+    assert described["StreamSpecification"] == {"StreamEnabled": True,
+                                                "StreamViewType": "KEYS_ONLY"}
+    arn = described["LatestStreamArn"]
+    assert update_error(ddb, TableName=table, StreamSpecification={
+        "StreamEnabled": True, "StreamViewType": "NEW_IMAGE"}) == (
+        "ValidationException", f"Table already has an enabled stream: TableName: {table}")
+    ddb.update_table(TableName=table, StreamSpecification={"StreamEnabled": False})
+    described = ddb.describe_table(TableName=table)["Table"]
+    assert "StreamSpecification" not in described
+    assert described["LatestStreamArn"] == arn
+    assert update_error(ddb, TableName=table, StreamSpecification={"StreamEnabled": False}) == (
+        "ValidationException", f"Table already has no enabled stream: TableName: {table}")
+
+
+def test_table_class_sse_and_deletion_protection(ddb, table):
+    ddb.update_table(TableName=table, TableClass="STANDARD_INFREQUENT_ACCESS")
+    ddb.update_table(TableName=table, SSESpecification={"Enabled": True})
+    updated = ddb.update_table(TableName=table, DeletionProtectionEnabled=True)
+    assert updated["TableDescription"]["TableStatus"] == "ACTIVE"
+    described = ddb.describe_table(TableName=table)["Table"]
+    assert described["TableClassSummary"]["TableClass"] == "STANDARD_INFREQUENT_ACCESS"
+    assert "LastUpdateDateTime" in described["TableClassSummary"]
+    assert described["SSEDescription"] == {
+        "Status": "ENABLED", "SSEType": "KMS",
+        "KMSMasterKeyArn": "arn:aws:kms:us-east-1:000000000000:alias/aws/dynamodb"}
+    assert described["DeletionProtectionEnabled"] is True
+
+
+def test_deletion_protection_refuses_delete(ddb, table):
+    ddb.update_table(TableName=table, DeletionProtectionEnabled=True)
+    with pytest.raises(ClientError) as excinfo:
+        ddb.delete_table(TableName=table)
+    assert error_of(excinfo) == (
+        "ValidationException", "Resource cannot be deleted as it is currently protected against "
+        "deletion. Disable deletion protection first.")
+    ddb.update_table(TableName=table, DeletionProtectionEnabled=False)
+    assert ddb.delete_table(TableName=table)["TableDescription"]["TableStatus"] == "DELETING"
