@@ -23,6 +23,7 @@ class Projection:
                     child = node[e] = {}
                 node = child
             node[last] = None  # the whole value; overlap rules keep nothing beneath it
+        self.tree = tree
 
     def __repr__(self) -> str:
         return f"Projection({list(map(str, self.paths))})"
