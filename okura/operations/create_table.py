@@ -67,7 +67,10 @@ def table_document(request, body: dict) -> dict:
         if mode == PAY_PER_REQUEST:
             doc["BillingModeSummary"]["LastUpdateToPayPerRequestDateTime"] = now
     doc.update(indexes.documents())
-    doc.update(table_settings.stream(body.get("StreamSpecification"), now))
+    stream = body.get("StreamSpecification")
+    if stream is not None:
+        table_settings.check_stream(stream, creating=True)
+        doc.update(table_settings.stream(stream, now))
     doc.update(table_settings.sse(body.get("SSESpecification"), request.region, db.account))
     if "TableClass" in body:
         doc["TableClassSummary"] = {"TableClass": body["TableClass"]}

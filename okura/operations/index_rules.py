@@ -93,8 +93,9 @@ def declared(body: dict, table_schema: list[dict]) -> Declared:
         if len(globals_) > MAX_GSI:
             raise errors.validation(
                 f"GlobalSecondaryIndex count exceeds the per-table limit of {MAX_GSI}")  # unverified
-        for index in globals_:
-            table_rules.check_key_schema(index["KeySchema"])
+        for position, index in enumerate(globals_, 1):
+            table_rules.check_key_schema(
+                index["KeySchema"], f"globalSecondaryIndexes.{position}.member.keySchema")
     result = Declared(globals_, locals_)
     names: set[str] = set()
     projected = 0
@@ -120,9 +121,9 @@ def _check_locals(locals_: list[dict], table_schema: list[dict]) -> None:
         raise errors.validation(_INVALID + "Table KeySchema does not have a range key, which is "
                                 "required when specifying a LocalSecondaryIndex")  # unverified
     table_hash = table_schema[0]["AttributeName"]
-    for index in locals_:
+    for position, index in enumerate(locals_, 1):
         schema = index["KeySchema"]
-        table_rules.check_key_schema(schema)
+        table_rules.check_key_schema(schema, f"localSecondaryIndexes.{position}.member.keySchema")
         name = index["IndexName"]
         if len(schema) < 2:
             raise errors.validation(

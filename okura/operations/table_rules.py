@@ -29,9 +29,16 @@ async def existing_table(request, value: str) -> Table:
     return table
 
 
-def check_key_schema(schema: list[dict]) -> None:
-    """A table's or an index's KeySchema: HASH first, then an optional RANGE of
-    another attribute."""
+def check_key_schema(schema: list[dict], path: str = "keySchema") -> None:
+    """A table's or an index's KeySchema (at `path` in the request): HASH first,
+    then an optional RANGE of another attribute."""
+    if len(schema) > 2:
+        # DynamoDB's own model caps the list at 2; botocore's no longer says so.
+        shown = ", ".join(f"KeySchemaElement(attributeName={e['AttributeName']}, "
+                          f"keyType={e['KeyType']})" for e in schema)
+        raise errors.validation(
+            f"1 validation error detected: Value '[{shown}]' at '{path}' failed to satisfy "
+            "constraint: Member must have length less than or equal to 2")  # unverified
     if schema[0]["KeyType"] != "HASH":
         raise errors.validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
     if len(schema) == 2:

@@ -15,21 +15,24 @@ def stream_label(now: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now * 1000) % 1000:03d}"
 
 
-def check_stream(spec: dict) -> None:
+def check_stream(spec: dict, creating: bool) -> None:
+    """A StreamSpecification of CreateTable (`creating`) or UpdateTable."""
     enabled = spec["StreamEnabled"]
     if enabled and spec.get("StreamViewType") is None:
         raise errors.validation(
             _INVALID + "You must specify a StreamViewType when enabling a stream")  # unverified
     if not enabled and spec.get("StreamViewType") is not None:
+        if creating:
+            raise errors.validation(_INVALID + "Table is being created with a stream disabled, "
+                                    "UpdateViewType should not be specified")
         raise errors.validation(
             _INVALID + "You cannot specify a StreamViewType when disabling a stream")  # unverified
 
 
 def stream(spec: dict | None, now: float) -> dict:
-    """The catalog members of a new table's StreamSpecification."""
+    """The catalog members of a checked StreamSpecification."""
     if spec is None:
         return {}
-    check_stream(spec)
     if not spec["StreamEnabled"]:
         return {}
     return {"StreamSpecification": {"StreamEnabled": True,

@@ -10,11 +10,16 @@ from okura.operations.table_rules import PAY_PER_REQUEST, PROVISIONED
 
 _CHANGES = ("ProvisionedThroughput", "BillingMode", "StreamSpecification",
             "GlobalSecondaryIndexUpdates", "SSESpecification", "ReplicaUpdates", "TableClass",
-            "DeletionProtectionEnabled", "AttributeDefinitions")
+            "DeletionProtectionEnabled")
 
 
 def _billing_mode(doc: dict) -> str:
     return doc.get("BillingModeSummary", {}).get("BillingMode", PROVISIONED)
+
+
+def _on_demand(summary: dict) -> dict:
+    """A ProvisionedThroughput description once billing is per request: zero units."""
+    return dict(summary, ReadCapacityUnits=0, WriteCapacityUnits=0)
 
 
 def _throughput(doc: dict, body: dict, now: float) -> None:
@@ -28,8 +33,11 @@ def _throughput(doc: dict, body: dict, now: float) -> None:
         if current_mode != PAY_PER_REQUEST:
             doc["BillingModeSummary"] = {"BillingMode": PAY_PER_REQUEST,
                                          "LastUpdateToPayPerRequestDateTime": now}
-            doc["ProvisionedThroughput"] = dict(doc["ProvisionedThroughput"],
-                                                ReadCapacityUnits=0, WriteCapacityUnits=0)
+            doc["ProvisionedThroughput"] = _on_demand(doc["ProvisionedThroughput"])
+            if "GlobalSecondaryIndexes" in doc:
+                doc["GlobalSecondaryIndexes"] = [
+                    dict(index, ProvisionedThroughput=_on_demand(index["ProvisionedThroughput"]))
+                    for index in doc["GlobalSecondaryIndexes"]]
         return
     if requested is None:
         if current_mode == PAY_PER_REQUEST:
@@ -60,7 +68,7 @@ def _throughput(doc: dict, body: dict, now: float) -> None:
 
 
 def _stream(doc: dict, spec: dict, now: float) -> None:
-    table_settings.check_stream(spec)
+    table_settings.check_stream(spec, creating=False)
     enabled = doc.get("StreamSpecification", {}).get("StreamEnabled", False)
     if spec["StreamEnabled"]:
         if enabled:

@@ -146,7 +146,8 @@ def test_disabled_stream_is_not_described(ddb):
     ({"StreamEnabled": True},
      INVALID + "You must specify a StreamViewType when enabling a stream"),
     ({"StreamEnabled": False, "StreamViewType": "KEYS_ONLY"},
-     INVALID + "You cannot specify a StreamViewType when disabling a stream"),
+     INVALID + "Table is being created with a stream disabled, UpdateViewType should not "
+     "be specified"),
 ])
 def test_stream_rules(ddb, spec, message):
     assert create_error(ddb, KeySchema=HASH, AttributeDefinitions=PK, **ON_DEMAND,
@@ -204,3 +205,12 @@ def test_reserved_tag_key(ddb):
 def test_validation_comes_before_existence(ddb, table):
     assert create_error(ddb, TableName=table, KeySchema=HASH, AttributeDefinitions=PK) == (
         "ValidationException", "No provisioned throughput specified for the table")
+
+
+def test_key_schema_of_three_elements(ddb):
+    schema = HASH_RANGE + [{"AttributeName": "x", "KeyType": "RANGE"}]
+    assert create_error(ddb, KeySchema=schema, AttributeDefinitions=PK_SK, **ON_DEMAND) == (
+        "ValidationException", "1 validation error detected: Value '[KeySchemaElement("
+        "attributeName=pk, keyType=HASH), KeySchemaElement(attributeName=sk, keyType=RANGE), "
+        "KeySchemaElement(attributeName=x, keyType=RANGE)]' at 'keySchema' failed to satisfy "
+        "constraint: Member must have length less than or equal to 2")

@@ -101,6 +101,10 @@ def test_enable_and_disable_stream(ddb, table):
     assert described["LatestStreamArn"] == arn
     assert update_error(ddb, TableName=table, StreamSpecification={"StreamEnabled": False}) == (
         "ValidationException", f"Table already has no enabled stream: TableName: {table}")
+    assert update_error(ddb, TableName=table, StreamSpecification={
+        "StreamEnabled": False, "StreamViewType": "KEYS_ONLY"}) == (
+        "ValidationException", INVALID + "You cannot specify a StreamViewType when disabling a "
+        "stream")
 
 
 def test_table_class_sse_and_deletion_protection(ddb, table):
@@ -126,3 +130,24 @@ def test_deletion_protection_refuses_delete(ddb, table):
         "deletion. Disable deletion protection first.")
     ddb.update_table(TableName=table, DeletionProtectionEnabled=False)
     assert ddb.delete_table(TableName=table)["TableDescription"]["TableStatus"] == "DELETING"
+
+
+def test_on_demand_switch_zeroes_index_throughput(ddb):
+    name = unique_name()
+    ddb.create_table(TableName=name, KeySchema=HASH, ProvisionedThroughput=throughput(2, 2),
+                     AttributeDefinitions=PK + [{"AttributeName": "g", "AttributeType": "S"}],
+                     GlobalSecondaryIndexes=[{
+                         "IndexName": "byg", "Projection": {"ProjectionType": "ALL"},
+                         "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                         "ProvisionedThroughput": throughput(3, 3)}])
+    ddb.update_table(TableName=name, BillingMode="PAY_PER_REQUEST")
+    index = ddb.describe_table(TableName=name)["Table"]["GlobalSecondaryIndexes"][0]
+    assert index["ProvisionedThroughput"] == {"NumberOfDecreasesToday": 0,
+                                              "ReadCapacityUnits": 0, "WriteCapacityUnits": 0}
+
+
+def test_attribute_definitions_alone_change_nothing(ddb, table):
+    assert update_error(ddb, TableName=table, AttributeDefinitions=PK) == (
+        "ValidationException", "At least one of ProvisionedThroughput, BillingMode, "
+        "UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates "
+        "is required")
