@@ -112,11 +112,28 @@ class Client:
             time.sleep(0.05)
 
     def batch_write(self, table: str, items: Iterable[dict]) -> None:
-        """Put items 25 at a time, resending whatever comes back unprocessed."""
+        """Put items 25 at a time, resending whatever comes back unprocessed.
+
+        A server without BatchWriteItem gets one PutItem per item, so the read
+        workloads can be measured before the server has every write operation.
+        """
+        batches = True
         for chunk in _chunks(items, 25):
-            pending = {table: [{"PutRequest": {"Item": item}} for item in chunk]}
-            while pending:
-                pending = self.call("BatchWriteItem", {"RequestItems": pending}).get("UnprocessedItems") or {}
+            if batches:
+                try:
+                    self._batch(table, chunk)
+                    continue
+                except CallError as error:
+                    if b"UnknownOperationException" not in error.body:
+                        raise
+                    batches = False
+            for entry in chunk:
+                self.call("PutItem", {"TableName": table, "Item": entry})
+
+    def _batch(self, table: str, chunk: list[dict]) -> None:
+        pending = {table: [{"PutRequest": {"Item": entry}} for entry in chunk]}
+        while pending:
+            pending = self.call("BatchWriteItem", {"RequestItems": pending}).get("UnprocessedItems") or {}
 
 
 def item(key: dict) -> dict:

@@ -24,6 +24,7 @@ class Report:
     settings: str
     servers: list[str]
     okura: list[str]  # the okura variants that ran: one ratio column each
+    load_before: tuple[float, float, float]  # other work on the machine skews every number
     startups: dict[str, tuple[float, int] | str] = field(default_factory=dict)  # name -> (s, bytes) or why not
     # (workload title, items note) -> server -> Result, or None where the workload does not apply
     results: dict[tuple[str, str], dict[str, Result | None]] = field(default_factory=dict)
@@ -45,8 +46,8 @@ class Report:
             if result is None:
                 rows.append([name, "n/a"])
             elif not result.valid:
-                problem = result.problem or "no request completed"
-                rows.append([name, f"INVALID ({result.errors:,} errors): {problem[:200]}"])
+                errors = f" ({result.errors:,} errors)" if result.errors else ""
+                rows.append([name, f"INVALID{errors}: {(result.problem or 'no request completed')[:200]}"])
             else:
                 rows.append([
                     name, f"{result.requests_per_s:,.0f}", f"{result.items_per_s:,.0f}",
@@ -66,7 +67,8 @@ class Report:
         parts = [
             "# okura benchmark results",
             "Written by `python bench/run.py`; see bench/README.md. Benchmarks report, they never fail CI.",
-            "## Machine\n" + "\n".join(f"- {key}: {value}" for key, value in machine().items()),
+            "## Machine\n" + "\n".join(f"- {key}: {value}" for key, value in machine().items())
+            + "\n- load average before the run: " + " ".join(f"{load:.2f}" for load in self.load_before),
             f"## Run\n- command: `{self.command}`\n- {self.settings}\n"
             "- server pinned to core 0, load generator to core 1 (taskset)\n"
             "- ratio columns: that okura's req/s ÷ this server's req/s (above 1: okura is faster)\n"
@@ -117,7 +119,7 @@ def machine() -> dict[str, str]:
         "memory": _meminfo(),
         "kernel": platform.release(),
         "Python": platform.python_version(),
-        "okura": _command(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"]) or "uncommitted",
+        "okura commit": _command(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"]) or "uncommitted",
         "moto": _command([str(WORK / "moto-venv" / "bin" / "python"), "-c", "import moto; print(moto.__version__)"]),
         "dynalite": _package_version(WORK / "node_modules" / "dynalite" / "package.json"),
         "node": _command(["node", "--version"]),

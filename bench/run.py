@@ -74,6 +74,7 @@ def bench_server(server: Server, workloads: list[Workload], settings: Settings, 
             if not running.alive():
                 problem = f"server died (exit {running.process.returncode}): {running.log_tail()}"
                 print(f"    {problem}; restarting", flush=True)
+                running.stop()  # removes the dead server's data
                 try:
                     running = Running(server)
                 except Exception as error:  # noqa: BLE001
@@ -84,7 +85,7 @@ def bench_server(server: Server, workloads: list[Workload], settings: Settings, 
             if result is not None:
                 print(f"    {result.requests_per_s:,.0f} req/s, {result.items_per_s:,.0f} items/s, "
                       f"p50 {result.p50_ms:.2f} ms, p99 {result.p99_ms:.2f} ms"
-                      + ("" if result.valid else f"  INVALID ({result.errors} errors): {result.problem[:200]}"),
+                      + ("" if result.valid else f"  INVALID, {result.errors} errors: {result.problem[:200]}"),
                       flush=True)
     finally:
         running.stop()
@@ -139,6 +140,10 @@ def main() -> None:
         os.sched_setaffinity(0, {CLIENT_CORE})  # setup traffic and reporting stay off the server's core
     else:
         print("warning: fewer than two cores; server and load generator share the CPU", flush=True)
+    load_before = os.getloadavg()
+    if load_before[0] > 0.5:
+        print(f"warning: load average {load_before[0]:.2f} before the run; other work will skew the numbers",
+              flush=True)
     WORK.mkdir(exist_ok=True)
     wrk_binary = ensure_wrk()
 
@@ -150,6 +155,7 @@ def main() -> None:
                   f"Scan of {scale.scan_items:,} items with Limit {settings.scan_limit}"),
         servers=[server.name for server in servers],
         okura=[server.name for server in servers if server.name in OKURA],
+        load_before=load_before,
     )
     for workload in workloads:
         report.results[_key(workload)] = {}

@@ -14,6 +14,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -104,18 +105,22 @@ class Running:
     def __init__(self, server: Server, startup_timeout: float = 60.0) -> None:
         self.server = server
         self.port = _free_port()
-        data = WORK / "data" / server.name
-        shutil.rmtree(data, ignore_errors=True)
-        data.mkdir(parents=True)
+        (WORK / "data").mkdir(parents=True, exist_ok=True)
+        # unique, so a second bench run at the same time cannot delete this one's data
+        self.data = Path(tempfile.mkdtemp(prefix=server.name + "-", dir=WORK / "data"))
         logs = WORK / "logs"
         logs.mkdir(parents=True, exist_ok=True)
         self.log_path = logs / f"{server.name}.log"
-        command = pinned(server.command(self.port, data), SERVER_CORE)
+        command = pinned(server.command(self.port, self.data), SERVER_CORE)
         with open(self.log_path, "wb") as log:
             started = time.perf_counter()
             self.process = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
                                             stdin=subprocess.DEVNULL, start_new_session=True)
-        self._wait_ready(startup_timeout)
+        try:
+            self._wait_ready(startup_timeout)
+        except BaseException:
+            self.stop()
+            raise
         self.startup_s = time.perf_counter() - started
         time.sleep(1.0)  # settle: the RSS of an idle server, not one mid-start
         self.idle_rss = _tree_rss(self.process.pid)
@@ -135,6 +140,7 @@ class Running:
             except subprocess.TimeoutExpired:
                 os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait()
+        shutil.rmtree(self.data, ignore_errors=True)
 
     def _wait_ready(self, timeout: float) -> None:
         """Poll with ListTables until the first 200: start-up ends at the first served request."""
@@ -152,7 +158,6 @@ class Running:
             finally:
                 connection.close()
             time.sleep(0.005)
-        self.stop()
         raise StartError(f"no reply to ListTables within {timeout:.0f} s: {self.log_tail()}")
 
 
