@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import pytest
 from botocore.exceptions import ClientError
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conftest import error_of, unique_name
 
@@ -108,3 +110,25 @@ def test_list_tables_pages_in_name_order(server):
     paged = [n for page in client.get_paginator("list_tables").paginate(
         PaginationConfig={"PageSize": 2}) for n in page["TableNames"]]
     assert paged == names
+
+
+@pytest.fixture(scope="module")
+def listed(server) -> tuple:
+    """A client of a region holding only seven tables, and their names in order."""
+    client = server.client(region="sa-east-1")
+    names = sorted(unique_name() for _ in range(7))
+    for name in names:
+        client.create_table(TableName=name, KeySchema=HASH, AttributeDefinitions=PK,
+                            BillingMode="PAY_PER_REQUEST")
+    return client, names
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(limit=st.integers(1, 9), start=st.one_of(st.none(), st.text("abt-0123456789", min_size=3)))
+def test_list_tables_page_is_the_next_names(listed, limit, start):
+    client, names = listed
+    request = {"Limit": limit} if start is None else {"Limit": limit, "ExclusiveStartTableName": start}
+    page = client.list_tables(**request)
+    after = [n for n in names if start is None or n > start]
+    assert page["TableNames"] == after[:limit]
+    assert page.get("LastEvaluatedTableName") == (after[limit - 1] if len(after) > limit else None)
