@@ -24,7 +24,8 @@ async def handle(request, body: dict):
     table = await active_table(request, body["TableName"])
     check_key(table, key)
     if update is not None:
-        for name in expressions.top_level_names(update):
+        for path in update.paths():
+            name = path.elements[0]
             if name in table.key_names:
                 raise errors.validation(
                     "One or more parameter values were invalid: Cannot update attribute "
@@ -52,7 +53,7 @@ def _returned(return_values: str, old: dict | None, new: dict | None, paths: lis
     if return_values == "ALL_NEW":
         return new
     if return_values == "UPDATED_OLD":
-        return None if old is None else expressions.project(paths, old)
+        return None if old is None else expressions.project(expressions.Projection(paths), old)
     if return_values == "UPDATED_NEW":
-        return expressions.project(paths, new)
+        return expressions.project(expressions.Projection(paths), new)
     return None

@@ -1,8 +1,11 @@
 """SigV4 Authorization header: parsed for access key and region, not yet verified."""
 from __future__ import annotations
 
+import re
+
 from okura import errors
 
+_SEPARATORS = re.compile(r"[,\s]+")
 _REQUIRED = ("Credential", "Signature", "SignedHeaders")
 
 
@@ -12,8 +15,7 @@ def region_of(authorization: str | None, has_date: bool) -> str:
         raise errors.missing_authentication_token()
     _algorithm, _, rest = authorization.partition(" ")
     params = {}
-    for part in rest.split(","):
-        part = part.strip()
+    for part in _SEPARATORS.split(rest):
         if not part:
             continue
         name, sep, value = part.partition("=")

@@ -1,0 +1,158 @@
+"""The wire protocol: framing, headers, checksums, compression and protocol-level errors."""
+from __future__ import annotations
+
+import gzip
+import http.client
+import json
+import zlib
+
+import pytest
+
+
+def test_reply_carries_request_id_and_crc32(server):
+    reply = server.post("ListTables", {})
+    assert reply.status == 200
+    assert reply.headers["content-type"] == "application/x-amz-json-1.0"
+    assert len(reply.headers["x-amzn-requestid"]) == 52
+    assert reply.headers["x-amzn-requestid"].isalnum()
+    assert int(reply.headers["x-amz-crc32"]) == zlib.crc32(reply.raw)
+
+
+def test_request_ids_differ(server):
+    ids = {server.post("ListTables", {}).headers["x-amzn-requestid"] for _ in range(5)}
+    assert len(ids) == 5
+
+
+def test_error_reply_carries_crc32(server):
+    reply = server.post("DescribeTable", {"TableName": "no-such-table"})
+    assert reply.status == 400
+    assert int(reply.headers["x-amz-crc32"]) == zlib.crc32(reply.raw)
+
+
+def test_get_root_answers_healthy(server):
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+    connection.request("GET", "/", headers={"Host": "example.test:8000"})
+    response = connection.getresponse()
+    assert response.status == 200
+    assert response.read() == b"healthy: example.test "
+
+
+def test_gzip_request_body_is_accepted(server):
+    body = gzip.compress(json.dumps({"Limit": 5}).encode())
+    reply = server.post("ListTables", body, headers={"Content-Encoding": "gzip"})
+    assert reply.status == 200
+    assert "TableNames" in reply.json
+
+
+def test_keep_alive_serves_many_requests_on_one_connection(server):
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+    headers = {"X-Amz-Target": "DynamoDB_20120810.ListTables",
+               "Content-Type": "application/x-amz-json-1.0", "X-Amz-Date": "20260101T000000Z",
+               "Authorization": "AWS4-HMAC-SHA256 Credential=A/20260101/us-east-1/dynamodb/"
+                                "aws4_request, SignedHeaders=host, Signature=x"}
+    for _ in range(3):
+        connection.request("POST", "/", b"{}", headers)
+        response = connection.getresponse()
+        assert response.status == 200
+        response.read()
+    connection.close()
+
+
+def test_pipelined_requests_are_answered_in_order(server):
+    import socket
+
+    request = (b"POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: DynamoDB_20120810.%s\r\n"
+               b"X-Amz-Date: 20260101T000000Z\r\nAuthorization: AWS4-HMAC-SHA256 "
+               b"Credential=A/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, "
+               b"Signature=x\r\nContent-Length: 2\r\n\r\n{}")
+    with socket.create_connection(("127.0.0.1", server.port), timeout=5) as sock:
+        sock.sendall(request % b"ListTables" + request % b"Nope")
+        data = b""
+        while data.count(b"HTTP/1.1") < 2 or not data.endswith(b"}"):
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    first, second = data.split(b"HTTP/1.1 ")[1:]
+    assert first.startswith(b"200") and b"TableNames" in first
+    assert second.startswith(b"400") and b"UnknownOperationException" in second
+
+
+def test_unknown_operation(server):
+    reply = server.post("DynamoDB_20120810.Frobnicate", {})
+    assert reply.status == 400
+    assert reply.json == {"__type": "com.amazon.coral.service#UnknownOperationException"}
+
+
+def test_missing_target_is_unknown_operation(server):
+    reply = server.post(None, {})
+    assert reply.status == 400
+    assert reply.json["__type"] == "com.amazon.coral.service#UnknownOperationException"
+
+
+def test_missing_authorization(server):
+    reply = server.post("ListTables", {}, headers={"Authorization": None})
+    assert reply.status == 400
+    assert reply.json == {"__type": "com.amazon.coral.service#MissingAuthenticationTokenException",
+                          "message": "Request is missing Authentication Token"}
+
+
+def test_authorization_without_parameters(server):
+    reply = server.post("ListTables", {}, headers={"Authorization": "AWS4-HMAC-SHA256 "})
+    assert reply.status == 400
+    assert reply.json == {
+        "__type": "com.amazon.coral.service#IncompleteSignatureException",
+        "message": "Authorization header requires 'Credential' parameter. Authorization header "
+                   "requires 'Signature' parameter. Authorization header requires 'SignedHeaders'"
+                   " parameter. Authorization=AWS4-HMAC-SHA256 "}
+
+
+def test_authorization_without_date(server):
+    auth = ("AWS4-HMAC-SHA256 Credential=A/20260101/us-east-1/dynamodb/aws4_request, "
+            "SignedHeaders=host, Signature=x")
+    reply = server.post("ListTables", {}, headers={"X-Amz-Date": None, "Authorization": auth})
+    assert reply.json == {
+        "__type": "com.amazon.coral.service#IncompleteSignatureException",
+        "message": "Authorization header requires existence of either a 'X-Amz-Date' or a 'Date'"
+                   f" header. Authorization={auth}"}
+
+
+def test_authorization_part_without_equals(server):
+    auth = "AWS4-HMAC-SHA256 Credential=A /20260101/us-east-1/dynamodb/aws4_request, Signature=x"
+    reply = server.post("ListTables", {}, headers={"Authorization": auth})
+    assert reply.json["__type"] == "com.amazon.coral.service#IncompleteSignatureException"
+    assert reply.json["message"] == (
+        "'/20260101/us-east-1/dynamodb/aws4_request' not a valid key=value pair (missing "
+        f"equal-sign) in Authorization header: '{auth}'.")
+
+
+@pytest.mark.parametrize("body", [b"{not json", b"[1, 2]", b"\"text\""])
+def test_malformed_json_is_a_serialization_error(server, body):
+    reply = server.post("ListTables", body)
+    assert reply.status == 400
+    assert reply.json["__type"] == "com.amazon.coral.service#SerializationException"
+
+
+def test_tables_are_per_region(server):
+    east = server.client(region="us-east-1")
+    west = server.client(region="eu-west-1")
+    name = "regional-table"
+    east.create_table(TableName=name, KeySchema=[{"AttributeName": "k", "KeyType": "HASH"}],
+                      AttributeDefinitions=[{"AttributeName": "k", "AttributeType": "S"}],
+                      BillingMode="PAY_PER_REQUEST")
+    try:
+        assert name in east.list_tables()["TableNames"]
+        assert name not in west.list_tables()["TableNames"]
+        with pytest.raises(west.exceptions.ResourceNotFoundException):
+            west.describe_table(TableName=name)
+        description = east.describe_table(TableName=name)["Table"]
+        assert description["TableArn"] == f"arn:aws:dynamodb:us-east-1:000000000000:table/{name}"
+    finally:
+        east.delete_table(TableName=name)
+
+
+def test_all_access_keys_share_one_account(server, table):
+    other = server.client(key="SOMEOTHERKEY")
+    other.put_item(TableName=table, Item={"pk": {"S": "shared"}})
+    assert server.client().get_item(TableName=table, Key={"pk": {"S": "shared"}})["Item"] == {
+        "pk": {"S": "shared"}}
