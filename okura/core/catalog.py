@@ -52,7 +52,7 @@ class Table:
         hk = keys.partition(self.hash_type, key[self.hash_key][self.hash_type])
         if self.range_key is None:
             return hk, b""
-        return hk, keys.encode(self.range_type, key[self.range_key][self.range_type])
+        return hk, keys.sort_key(self.range_type, key[self.range_key][self.range_type])
 
     def key_of(self, item: dict) -> dict:
         return {name: item[name] for name in self.key_names}

@@ -38,11 +38,25 @@ class Transaction(Protocol):
     async def delete(self, tid: int, hk: bytes, rk: bytes) -> None:
         """Remove one row if present."""
 
+    async def query(self, tid: int, hk: bytes, lo: bytes | None, hi: bytes | None,
+                    forward: bool, limit: int) -> list[tuple[bytes, int, bytes]]:
+        """(rk, size, doc) of the rows of one partition with lo <= rk < hi (None: no
+        bound), in ascending rk order (descending when not `forward`), at most `limit`."""
+
+    async def scan(self, tid: int, after: tuple[bytes, bytes] | None, hk_lo: bytes | None,
+                   hk_hi: bytes | None, limit: int) -> list[tuple[bytes, bytes, int, bytes]]:
+        """(hk, rk, size, doc) of rows with hk_lo <= hk < hk_hi (None: no bound) and
+        (hk, rk) strictly after `after`, in ascending (hk, rk) order, at most `limit`."""
+
     async def table_stats(self, tid: int) -> tuple[int, int]:
         """(row count, summed sizes) of one table or index."""
 
     async def drop_rows(self, tid: int) -> None:
         """Remove every row of one table or index."""
+
+    async def new_id(self) -> int:
+        """A row-space id (for an index), never returned before; table ids come from the
+        same sequence, so the two never collide."""
 
     async def catalog_get(self, region: str, name: str) -> tuple[int, bytes] | None:
         """(table id, catalog document) of a table, or None."""

@@ -12,6 +12,12 @@ type tag, and each encoded value fills its own column, so it needs no length.
   below any digit). Negative numbers invert exponent and digits and end with
   nibble F, above any digit, so that -1 sorts after -1.05.
 
+A sort key is stored as `sort_key()`: its encoding `terminated()`, so that an index
+row can append its table key after the index's sort key, and multi-attribute keys
+can concatenate their parts, without disturbing the order. Range conditions become
+byte ranges: a value's rows start at its terminated bytes; `prefix_end` closes a
+prefix (begins_with, or "all rows of exactly this value").
+
 A partition key is stored as `partition()`: an 8-byte hash before the encoding,
 so rows cluster by hash and a Scan walks partitions in hash order, and parallel
 scan segments are ranges of the hash space (`segment_bounds`). The hash is
@@ -58,6 +64,28 @@ def _encode_number(text: str) -> bytes:
         return _NEGATIVE + bytes((255 - adjusted,)) + bytes.fromhex(nibbles)
     nibbles = text.translate(_POSITIVE_NIBBLES) + ("0" if len(text) % 2 else "")
     return _POSITIVE + bytes((adjusted,)) + bytes.fromhex(nibbles)
+
+
+def terminated(encoded: bytes) -> bytes:
+    """An encoding made safe to concatenate with what follows while keeping order:
+    0x00 becomes 0x00 0xFF and 0x00 0x00 ends it, so a value sorts before every
+    longer value it prefixes, whatever bytes come after it."""
+    return encoded.replace(b"\x00", b"\x00\xff") + b"\x00\x00"
+
+
+def sort_key(type_: str, wire_value: str) -> bytes:
+    """Stored range-key bytes of one sort key value: terminated, so that index rows
+    can append the table's key after it (and multi-attribute keys concatenate)."""
+    return terminated(encode(type_, wire_value))
+
+
+def prefix_end(prefix: bytes) -> bytes | None:
+    """The smallest byte string above every string that starts with `prefix`
+    (None when there is none: the prefix is empty or all 0xFF)."""
+    stripped = prefix.rstrip(b"\xff")
+    if not stripped:
+        return None
+    return stripped[:-1] + bytes((stripped[-1] + 1,))
 
 
 def partition_hash(encoded: bytes) -> bytes:

@@ -18,14 +18,26 @@ import sqlite3
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS okura_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS ids(id INTEGER PRIMARY KEY AUTOINCREMENT)",
     "CREATE TABLE IF NOT EXISTS catalog("
-    " id INTEGER PRIMARY KEY AUTOINCREMENT, region TEXT NOT NULL, name TEXT NOT NULL,"
+    " id INTEGER PRIMARY KEY, region TEXT NOT NULL, name TEXT NOT NULL,"
     " doc BLOB NOT NULL, UNIQUE(region, name))",
     "CREATE TABLE IF NOT EXISTS items("
     " tid INTEGER NOT NULL, hk BLOB NOT NULL, rk BLOB NOT NULL, size INTEGER NOT NULL,"
     " doc BLOB NOT NULL, PRIMARY KEY(tid, hk, rk)) WITHOUT ROWID",
 )
 SCHEMA_VERSION = "1"
+
+
+def _query_sql(lower: bool, upper: bool, forward: bool) -> str:
+    bounds = (" AND rk >= ?" if lower else "") + (" AND rk < ?" if upper else "")
+    order = "ASC" if forward else "DESC"
+    return (f"SELECT rk, size, doc FROM items WHERE tid=? AND hk=?{bounds}"
+            f" ORDER BY rk {order} LIMIT ?")
+
+
+_QUERIES = {(lower, upper, forward): _query_sql(lower, upper, forward)
+            for lower in (False, True) for upper in (False, True) for forward in (False, True)}
 _SYNC = {"process": "NORMAL", "fsync": "FULL"}
 
 
@@ -102,6 +114,28 @@ class _SqliteTransaction:
     async def delete(self, tid: int, hk: bytes, rk: bytes) -> None:
         self.db.execute("DELETE FROM items WHERE tid=? AND hk=? AND rk=?", (tid, hk, rk))
 
+    async def query(self, tid: int, hk: bytes, lo: bytes | None, hi: bytes | None,
+                    forward: bool, limit: int) -> list[tuple[bytes, int, bytes]]:
+        sql = _QUERIES[lo is not None, hi is not None, forward]
+        args = (tid, hk) + ((lo,) if lo is not None else ()) + ((hi,) if hi is not None else ())
+        return self.db.execute(sql, args + (limit,)).fetchall()
+
+    async def scan(self, tid: int, after: tuple[bytes, bytes] | None, hk_lo: bytes | None,
+                   hk_hi: bytes | None, limit: int) -> list[tuple[bytes, bytes, int, bytes]]:
+        where, args = ["tid=?"], [tid]
+        if after is not None:
+            where.append("(hk, rk) > (?, ?)")
+            args += after
+        if hk_lo is not None:
+            where.append("hk >= ?")
+            args.append(hk_lo)
+        if hk_hi is not None:
+            where.append("hk < ?")
+            args.append(hk_hi)
+        sql = (f"SELECT hk, rk, size, doc FROM items WHERE {' AND '.join(where)}"
+               " ORDER BY hk, rk LIMIT ?")
+        return self.db.execute(sql, (*args, limit)).fetchall()
+
     async def table_stats(self, tid: int) -> tuple[int, int]:
         count, size = self.db.execute(
             "SELECT count(*), coalesce(sum(size), 0) FROM items WHERE tid=?", (tid,)).fetchone()
@@ -109,6 +143,9 @@ class _SqliteTransaction:
 
     async def drop_rows(self, tid: int) -> None:
         self.db.execute("DELETE FROM items WHERE tid=?", (tid,))
+
+    async def new_id(self) -> int:
+        return self.db.execute("INSERT INTO ids DEFAULT VALUES").lastrowid
 
     async def catalog_get(self, region: str, name: str) -> tuple[int, bytes] | None:
         row = self.db.execute("SELECT id, doc FROM catalog WHERE region=? AND name=?",
@@ -120,12 +157,13 @@ class _SqliteTransaction:
         return [name for (name,) in rows]
 
     async def catalog_insert(self, region: str, name: str, doc: bytes) -> int | None:
-        try:
-            cursor = self.db.execute("INSERT INTO catalog(region, name, doc) VALUES(?,?,?)",
-                                     (region, name, doc))
-        except sqlite3.IntegrityError:
+        if self.db.execute("SELECT 1 FROM catalog WHERE region=? AND name=?",
+                           (region, name)).fetchone():
             return None
-        return cursor.lastrowid
+        tid = await self.new_id()
+        self.db.execute("INSERT INTO catalog(id, region, name, doc) VALUES(?,?,?,?)",
+                        (tid, region, name, doc))
+        return tid
 
     async def catalog_update(self, tid: int, doc: bytes) -> None:
         self.db.execute("UPDATE catalog SET doc=? WHERE id=?", (doc, tid))
