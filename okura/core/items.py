@@ -1,10 +1,12 @@
 """Reading and writing items: the one write path every mutation goes through.
 
-`write` runs, inside one storage transaction, the whole of a single-item
+`write_all` runs, inside one storage transaction, every item's part of a
 mutation: read the current item (locked where the backend has concurrent
 writers), let the operation decide the new item from it (checking its condition
-there), and store the result. Index maintenance and stream records join this
-function, so no write can skip them.
+there), and, only if every item's decision stands, store the results and all
+that follows from them (`_store`). A single-item write is `write` of one item;
+a transaction is `write_all` of many. Index maintenance and stream records live
+in `_store`, so no write can skip them.
 """
 from __future__ import annotations
 
@@ -13,15 +15,37 @@ from typing import Callable, NamedTuple
 import orjson
 
 from okura.core.catalog import Table
+from okura.errors import DynamoError
 from okura.values.sizes import ITEM_TOO_LARGE, check_item_size
 
-# What a change returns to leave the stored item exactly as it is.
+# What a decision returns to leave the stored item exactly as it is.
 UNCHANGED = object()
+
+Decide = Callable[[dict | None], "dict | None | object"]
+
+
+class Change(NamedTuple):
+    """One item's part of a write: `decide(old)` returns the new item, None to
+    delete it, or UNCHANGED; it raises (a failed condition) to refuse."""
+    table: Table
+    key: dict
+    decide: Decide
+    too_large: str = ITEM_TOO_LARGE  # the message for a new item past 400 KB
 
 
 class Written(NamedTuple):
     old: dict | None
     new: dict | None
+
+
+class Cancelled(Exception):
+    """Some items of a multi-item write refused; `reasons` holds, per item in
+    order, the error that refused it or None. Nothing was written."""
+
+    def __init__(self, reasons: list[DynamoError | None], olds: list[dict | None]):
+        super().__init__("write cancelled")
+        self.reasons = reasons
+        self.olds = olds
 
 
 async def get_raw(db, table: Table, key: dict) -> bytes | None:
@@ -31,27 +55,47 @@ async def get_raw(db, table: Table, key: dict) -> bytes | None:
         return await unit.get(table.id, hk, rk)
 
 
-async def write(db, table: Table, key: dict,
-                change: Callable[[dict | None], dict | None | object],
+async def write(db, table: Table, key: dict, decide: Decide,
                 too_large: str = ITEM_TOO_LARGE) -> Written:
-    """Apply `change` to the item at `key` atomically.
+    """Apply one item's decision atomically; its refusal is raised as it is."""
+    try:
+        return (await write_all(db, [Change(table, key, decide, too_large)]))[0]
+    except Cancelled as cancelled:
+        raise cancelled.reasons[0] from None
 
-    `change(old)` gets the current item (None if absent) and returns the new
-    item, None to delete it, or UNCHANGED; it raises to abandon the write (a
-    failed condition), and nothing is stored then. A new item past 400 KB fails
-    with the message `too_large`.
-    """
-    hk, rk = table.locate(key)
+
+async def write_all(db, changes: list[Change]) -> list[Written]:
+    """Apply every change or none: raises Cancelled if any decision refuses."""
     async with db.engine.transaction() as unit:
-        raw = await unit.get(table.id, hk, rk, lock=True)
-        old = None if raw is None else orjson.loads(raw)
-        new = change(old)
-        if new is UNCHANGED:
-            return Written(old, old)
-        if new is None:
-            if old is not None:
-                await unit.delete(table.id, hk, rk)
-        else:
-            size = check_item_size(new, too_large)
-            await unit.put(table.id, hk, rk, size, orjson.dumps(new))
-    return Written(old, new)
+        located, olds = [], []
+        for change in changes:
+            hk, rk = change.table.locate(change.key)
+            located.append((hk, rk))
+            raw = await unit.get(change.table.id, hk, rk, lock=True)
+            olds.append(None if raw is None else orjson.loads(raw))
+        news, reasons = [], []
+        for change, old in zip(changes, olds):
+            try:
+                news.append(change.decide(old))
+                reasons.append(None)
+            except DynamoError as refusal:
+                news.append(UNCHANGED)
+                reasons.append(refusal)
+        if any(reasons):
+            raise Cancelled(reasons, olds)
+        for change, (hk, rk), old, new in zip(changes, located, olds, news):
+            if new is not UNCHANGED:
+                await _store(unit, change, hk, rk, old, new)
+    return [Written(old, old if new is UNCHANGED else new) for old, new in zip(olds, news)]
+
+
+async def _store(unit, change: Change, hk: bytes, rk: bytes, old: dict | None,
+                 new: dict | None) -> None:
+    """Persist one item's new state and everything that follows from it."""
+    table = change.table
+    if new is None:
+        if old is not None:
+            await unit.delete(table.id, hk, rk)
+        return
+    size = check_item_size(new, change.too_large)
+    await unit.put(table.id, hk, rk, size, orjson.dumps(new))
