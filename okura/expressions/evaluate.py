@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from base64 import b64decode
 
-from okura.expressions import attrs
 from okura.expressions.ast import And, Between, Call, Compare, Const, In, Not, Or, Path
+from okura.values.ordering import compare, equal
+from okura.values.sizes import utf8_size
+from okura.values.validation import binary_length
 
 
 def get(item: dict | None, elements: tuple) -> dict | None:
@@ -39,8 +41,32 @@ def operand(node, item: dict | None) -> dict | None:
     value = get(item, node.args[0].elements)
     if value is None:
         return None
-    n = attrs.size(value)
+    n = _size(value)
     return None if n is None else {"N": str(n)}
+
+
+def _size(av: dict) -> int | None:
+    """DynamoDB's size(): UTF-8 bytes of a string, bytes of a binary, members of a set, list
+    or map; other types have no size."""
+    (tag, value), = av.items()
+    if tag == "S":
+        return utf8_size(value)
+    if tag == "B":
+        return binary_length(value)
+    if tag in _SIZED:
+        return len(value)
+    return None
+
+
+_SIZED = frozenset({"SS", "NS", "BS", "L", "M"})
+
+
+def _order(a: dict, b: dict) -> int | None:
+    """compare(), or None for values that do not order against each other."""
+    try:
+        return compare(a, b)
+    except TypeError:
+        return None
 
 
 def evaluate(node, item: dict | None) -> bool:
@@ -53,10 +79,10 @@ def _compare(node: Compare, item) -> bool:
     if a is None or b is None:
         return op == "<>"
     if op == "=":
-        return attrs.equal(a, b)
+        return equal(a, b)
     if op == "<>":
-        return not attrs.equal(a, b)
-    order = attrs.compare(a, b)
+        return not equal(a, b)
+    order = _order(a, b)
     if order is None:
         return False
     if op == "<":
@@ -73,7 +99,7 @@ def _between(node: Between, item) -> bool:
     low, high = operand(node.low, item), operand(node.high, item)
     if value is None or low is None or high is None:
         return False
-    above, below = attrs.compare(value, low), attrs.compare(value, high)
+    above, below = _order(value, low), _order(value, high)
     return above is not None and below is not None and above >= 0 and below <= 0
 
 
@@ -83,7 +109,7 @@ def _in(node: In, item) -> bool:
         return False
     for choice in node.choices:
         other = operand(choice, item)
-        if other is not None and attrs.equal(value, other):
+        if other is not None and equal(value, other):
             return True
     return False
 
@@ -116,18 +142,17 @@ _MEMBER_TYPES = {"SS": "S", "NS": "N", "BS": "B"}
 
 
 def _contains(value: dict, member: dict) -> bool:
-    kind = attrs.type_of(value)
+    kind = next(iter(value))
     if kind == "S":
         return "S" in member and member["S"] in value["S"]
     if kind == "B":
         return "B" in member and b64decode(member["B"]) in b64decode(value["B"])
     if kind == "L":
-        return any(attrs.equal(element, member) for element in value["L"])
+        return any(equal(element, member) for element in value["L"])
     scalar = _MEMBER_TYPES.get(kind)
     if scalar is None or scalar not in member:
         return False
-    if kind == "BS":
-        return b64decode(member["B"]) in attrs.set_keys(kind, value[kind])
+    # checked values are normalised numbers and canonical base64: equal text is equal value
     return member[scalar] in value[kind]
 
 

@@ -64,10 +64,15 @@ def operand_type(param: str, name: str, type_: str) -> DynamoError:
                           f"operator or function: {name}, operand type: {type_}")
 
 
+# The full type names DynamoDB uses in ADD/DELETE operand errors.
+_LONG_NAMES = {"S": "STRING", "N": "NUMBER", "B": "BINARY", "BOOL": "BOOLEAN", "NULL": "NULL",
+               "L": "LIST", "M": "MAP", "SS": "STRING_SET", "NS": "NUMBER_SET", "BS": "BINARY_SET"}
+
+
 def action_operand_type(action: str, type_: str) -> DynamoError:
     # ADD and DELETE name the operator alone and the type in full ("STRING")
     return invalid("UpdateExpression", "Incorrect operand type for operator or function; "
-                                       f"operator: {action}, operand type: {type_}")
+                                       f"operator: {action}, operand type: {_LONG_NAMES[type_]}")
 
 
 def attribute_type_name(param: str, name: str) -> DynamoError:
@@ -76,18 +81,24 @@ def attribute_type_name(param: str, name: str) -> DynamoError:
                           "valid types: { B,NULL,SS,BOOL,L,BS,N,NS,S,M }")
 
 
-def between_bounds(param: str, low: str, high: str) -> DynamoError:
+def _text(av: dict) -> str:
+    """An attribute value as DynamoDB prints it in messages: {N:10}, {S:abc}."""
+    (tag, value), = av.items()
+    return f"{{{tag}:{value}}}"
+
+
+def between_bounds(param: str, low: dict, high: dict) -> DynamoError:
     # unverified
     return invalid(param, "The BETWEEN operator requires upper bound to be greater than or equal to "
-                          f"lower bound; lower bound operand: AttributeValue: {low}, "
-                          f"upper bound operand: AttributeValue: {high}")
+                          f"lower bound; lower bound operand: AttributeValue: {_text(low)}, "
+                          f"upper bound operand: AttributeValue: {_text(high)}")
 
 
-def between_types(param: str, low: str, high: str) -> DynamoError:
+def between_types(param: str, low: dict, high: dict) -> DynamoError:
     # unverified
     return invalid(param, "The BETWEEN operator requires same data type for lower and upper bounds; "
-                          f"lower bound operand: AttributeValue: {low}, "
-                          f"upper bound operand: AttributeValue: {high}")
+                          f"lower bound operand: AttributeValue: {_text(low)}, "
+                          f"upper bound operand: AttributeValue: {_text(high)}")
 
 
 def not_distinct(param: str, operator: str, path: str) -> DynamoError:

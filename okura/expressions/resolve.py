@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import re
 
-from okura.expressions import attrs, messages
+from okura.expressions import messages
 from okura.expressions.ast import (And, Arith, Between, Call, Compare, Const, In, Name, Not, Or,
                                    Path, Update, Value)
+from okura.values.ordering import compare
 
 _NAME_KEY = re.compile(r"#[A-Za-z0-9_]+")
 _VALUE_KEY = re.compile(r":[A-Za-z0-9_]+")
 _TYPE_NAMES = frozenset({"S", "SS", "N", "NS", "B", "BS", "BOOL", "NULL", "L", "M"})
+_SETS = frozenset({"SS", "NS", "BS"})
 
 
 class Resolver:
@@ -119,11 +121,12 @@ class _Resolution:
         operand, low, high = self.node(node.operand), self.node(node.low), self.node(node.high)
         self.distinct("BETWEEN", operand, (low, high))
         if type(low) is Const and type(high) is Const:
-            order = attrs.compare(low.value, high.value)
-            if order is None:
-                raise messages.between_types(self.param, attrs.text(low.value), attrs.text(high.value))
+            try:
+                order = compare(low.value, high.value)
+            except TypeError:
+                raise messages.between_types(self.param, low.value, high.value) from None
             if order > 0:
-                raise messages.between_bounds(self.param, attrs.text(low.value), attrs.text(high.value))
+                raise messages.between_bounds(self.param, low.value, high.value)
         return Between(operand, low, high)
 
     def call(self, node: Call) -> Call:
@@ -148,7 +151,7 @@ class _Resolution:
 
     def operand_type(self, operator: str, node, allowed: tuple) -> None:
         if type(node) is Const:
-            kind = attrs.type_of(node.value)
+            kind = next(iter(node.value))
             if kind not in allowed:
                 raise messages.operand_type(self.param, operator, kind)
 
@@ -167,14 +170,14 @@ def update(upd: Update, resolver: Resolver) -> Update:
     removes = tuple(map(r.path, upd.removes))
     adds = tuple((r.path(path), r.node(value)) for path, value in upd.adds)
     for _, value in adds:
-        kind = attrs.type_of(value.value)
-        if kind != "N" and kind not in attrs.SETS:
-            raise messages.action_operand_type("ADD", attrs.LONG_NAMES[kind])
+        kind = next(iter(value.value))
+        if kind != "N" and kind not in _SETS:
+            raise messages.action_operand_type("ADD", kind)
     deletes = tuple((r.path(path), r.node(value)) for path, value in upd.deletes)
     for _, value in deletes:
-        kind = attrs.type_of(value.value)
-        if kind not in attrs.SETS:
-            raise messages.action_operand_type("DELETE", attrs.LONG_NAMES[kind])
+        kind = next(iter(value.value))
+        if kind not in _SETS:
+            raise messages.action_operand_type("DELETE", kind)
     resolved = Update(sets, removes, adds, deletes)
     check_overlaps(resolved.paths(), "UpdateExpression")
     return resolved

@@ -9,7 +9,7 @@ takes the highest index first so the indexes all mean the original list.
 from __future__ import annotations
 
 from okura.values import numbers
-from okura.expressions import attrs, messages
+from okura.expressions import messages
 from okura.expressions.ast import Arith, Call, Const, Path, Update
 from okura.expressions.evaluate import get
 
@@ -111,7 +111,7 @@ class _Writer:
         container = self.writable_parent(elements)
         last = elements[-1]
         existing = _current(container, last)
-        kind = attrs.type_of(value)
+        kind = next(iter(value))
         if existing is None:
             result = value
         elif kind not in existing:
@@ -119,9 +119,11 @@ class _Writer:
         elif kind == "N":
             result = {"N": numbers.add(existing["N"], value["N"])}
         else:
+            # checked set members are normalised numbers and canonical base64, so equal
+            # members have equal text
             members = existing[kind]
-            known, key = attrs.set_keys(kind, members), attrs.member_key(kind)
-            result = {kind: members + [m for m in value[kind] if key(m) not in known]}
+            known = set(members)
+            result = {kind: members + [m for m in value[kind] if m not in known]}
         _put(container, last, result)
 
     def delete(self, elements: tuple, value: dict) -> None:
@@ -130,11 +132,11 @@ class _Writer:
         existing = _current(container, last)
         if existing is None:
             return
-        kind = attrs.type_of(value)
+        kind = next(iter(value))
         if kind not in existing:
             raise messages.wrong_data_type()
-        gone, key = attrs.set_keys(kind, value[kind]), attrs.member_key(kind)
-        kept = [m for m in existing[kind] if key(m) not in gone]
+        gone = set(value[kind])
+        kept = [m for m in existing[kind] if m not in gone]
         if kept:
             _put(container, last, {kind: kept})
         else:
