@@ -9,18 +9,19 @@ from __future__ import annotations
 
 import orjson
 
+from okura.core.indexes import Index, indexes_of
 from okura.storage import keys
 
 ACTIVE, CREATING, UPDATING, DELETING = "ACTIVE", "CREATING", "UPDATING", "DELETING"
 # Catalog-document members that are okura's bookkeeping, not TableDescription members.
-PRIVATE = ("Tags", "TimeToLive", "StatusUntil")
+PRIVATE = ("Tags", "TimeToLive", "StatusUntil", "IndexIds")
 
 
 class Table:
     """One table: its catalog document and what is derived from it once."""
 
     __slots__ = ("id", "region", "name", "doc", "arn", "hash_key", "hash_type",
-                 "range_key", "range_type", "key_names", "schema")
+                 "range_key", "range_type", "key_names", "schema", "indexes")
 
     def __init__(self, tid: int, region: str, account: str, doc: dict):
         self.id = tid
@@ -37,6 +38,7 @@ class Table:
         self.key_names = (self.hash_key,) if self.range_key is None else (
             self.hash_key, self.range_key)
         self.schema = [(name, types[name]) for name in self.key_names]
+        self.indexes: list[Index] = indexes_of(doc)
 
     def status(self, now: float) -> str:
         status = self.doc["TableStatus"]
@@ -86,11 +88,18 @@ class Catalog:
         return [name for name in names if await self.get(region, name) is not None]
 
     async def create(self, region: str, doc: dict) -> Table | None:
-        """Add a table; None if one of that name exists in the region."""
+        """Add a table, giving each of its indexes a row-space id; None if one of that
+        name exists in the region."""
         async with self.engine.transaction() as unit:
             tid = await unit.catalog_insert(region, doc["TableName"], orjson.dumps(doc))
-        if tid is None:
-            return None
+            if tid is None:
+                return None
+            names = [index["IndexName"] for kind in ("GlobalSecondaryIndexes",
+                                                     "LocalSecondaryIndexes")
+                     for index in doc.get(kind, ())]
+            if names:
+                doc["IndexIds"] = {name: await unit.new_id() for name in names}
+                await unit.catalog_update(tid, orjson.dumps(doc))
         table = Table(tid, region, self.account, doc)
         self._cache[(region, table.name)] = table
         return table
