@@ -9,10 +9,20 @@ _SEPARATORS = re.compile(r"[,\s]+")
 _REQUIRED = ("Credential", "Signature", "SignedHeaders")
 
 
+_FAST_PREFIX = "AWS4-HMAC-SHA256 Credential="
+
+
 def region_of(authorization: str | None, has_date: bool) -> str:
     """The region a request is signed for; raises DynamoDB's authentication errors."""
     if not authorization:
         raise errors.missing_authentication_token()
+    if (has_date and authorization.startswith(_FAST_PREFIX)
+            and ", SignedHeaders=" in authorization and ", Signature=" in authorization):
+        # What every SDK sends: read the scope without the general parse below.
+        credential = authorization[len(_FAST_PREFIX):].split(",", 1)[0]
+        scope = credential.split("/")
+        if len(scope) == 5 and scope[2] and " " not in credential:
+            return scope[2]
     _algorithm, _, rest = authorization.partition(" ")
     params = {}
     for part in _SEPARATORS.split(rest):

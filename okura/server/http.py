@@ -29,6 +29,9 @@ _REQUEST_ID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 _STATUS = {200: b"200 OK", 400: b"400 Bad Request", 404: b"404 Not Found",
            413: b"413 Request Entity Too Large", 500: b"500 Internal Server Error"}
 _JSON = b"application/x-amz-json-1.0"
+# The only request headers okura reads; the rest are skipped without decoding.
+_WANTED = {name.encode(): name for name in (
+    "x-amz-target", "authorization", "x-amz-date", "date", "content-encoding", "host")}
 
 
 def request_ids():
@@ -135,7 +138,9 @@ class HttpProtocol(asyncio.Protocol):
         self.url += url
 
     def on_header(self, name, value):
-        self.headers[name.decode("latin-1").lower()] = value.decode("latin-1")
+        name = _WANTED.get(name.lower())
+        if name is not None:
+            self.headers[name] = value.decode("latin-1")
 
     def on_body(self, body):
         self.body.append(body)
