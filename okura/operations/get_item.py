@@ -15,7 +15,7 @@ async def handle(request, body: dict):
     shapes.check("GetItem", body)
     key = body["Key"]
     validation.check_item(key)
-    names = resolver(body, ("ProjectionExpression",))
+    names = resolver(body, ("ProjectionExpression",), takes_values=False)
     text = body.get("ProjectionExpression")
     projection = None if text is None else expressions.projection(text, names)
     names.finish()

@@ -17,11 +17,13 @@ async def active_table(request, name: str) -> Table:
     return table
 
 
-def resolver(body: dict, expression_params: tuple[str, ...]) -> expressions.Resolver:
+def resolver(body: dict, expression_params: tuple[str, ...],
+             takes_values: bool = True) -> expressions.Resolver:
     """The names/values resolver of a request, after DynamoDB's checks on
-    ExpressionAttributeNames/Values themselves."""
+    ExpressionAttributeNames/Values themselves. An operation without an
+    ExpressionAttributeValues member (GetItem) ignores one, as any unknown member."""
     names = body.get("ExpressionAttributeNames")
-    values = body.get("ExpressionAttributeValues")
+    values = body.get("ExpressionAttributeValues") if takes_values else None
     used = any(body.get(param) is not None for param in expression_params)
     if values is not None:
         if not used:
