@@ -76,6 +76,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
         ready.set()
     await stop.wait()
     server.close()
+    await asyncio.sleep(0)  # let the last group commit send its replies
     for connection in list(app.connections):
         connection.close_when_idle()
     for _ in range(100):  # let in-flight requests finish, for at most a second

@@ -183,7 +183,16 @@ class HttpProtocol(asyncio.Protocol):
             self._start(self.queue.popleft())
 
     def _reply(self, request, result, keep_alive):
+        """Send the reply once the writes it acknowledges are committed (group commit)."""
+        if not self.app.db.engine.after_commit(
+                lambda error: self._send(request, result, keep_alive, error)):
+            self._send(request, result, keep_alive, None)
+
+    def _send(self, request, result, keep_alive, commit_error):
         status, body = result
+        if commit_error is not None:
+            error = errors.internal_server_error()
+            status, body = error.status, error.body()
         self._write(status, body, keep_alive, _JSON, request.request_id)
 
     def _write(self, status, body, keep_alive, content_type, request_id=None):

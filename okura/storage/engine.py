@@ -11,7 +11,7 @@ whole request runs without yielding to the event loop.
 """
 from __future__ import annotations
 
-from typing import AsyncContextManager, Protocol
+from typing import AsyncContextManager, Callable, Protocol
 
 
 class Conflict(Exception):
@@ -19,6 +19,13 @@ class Conflict(Exception):
     deadlock reported by the database) and was rolled back: nothing of it was stored,
     and running the whole unit again is safe. Only backends with concurrent writers
     raise it, from any call or from the end of the `transaction()` block."""
+
+
+class Locked(Exception):
+    """`get(lock=True, wait=False)` met a row that another transaction in flight has
+    locked (PostgreSQL: FOR UPDATE NOWAIT failing with lock_not_available). Nothing is
+    rolled back by it; the caller ends the transaction. DynamoDB transactions do not
+    queue behind each other: they fail with a TransactionConflict instead."""
 
 
 class Transaction(Protocol):
@@ -29,8 +36,12 @@ class Transaction(Protocol):
     writers (PostgreSQL) lock it so that read-modify-write cannot lose an update.
     """
 
-    async def get(self, tid: int, hk: bytes, rk: bytes, lock: bool = False) -> bytes | None:
-        """The stored document of one row, or None."""
+    async def get(self, tid: int, hk: bytes, rk: bytes, lock: bool = False,
+                  wait: bool = True) -> bytes | None:
+        """The stored document of one row, or None. With `wait` False, raise Locked
+        rather than wait for another transaction's lock on the row (or on the claim of
+        an absent row): whether this read locks the row for update (`lock`) or, inside
+        a transaction, holds it shared until commit."""
 
     async def put(self, tid: int, hk: bytes, rk: bytes, size: int, doc: bytes) -> None:
         """Insert or replace one row; `size` is the item's DynamoDB size in bytes."""
@@ -73,6 +84,20 @@ class Transaction(Protocol):
     async def catalog_delete(self, tid: int) -> None:
         """Remove a table from the catalog."""
 
+    # Idempotency tokens of TransactWriteItems/ExecuteTransaction, shared by every node.
+    async def token_claim(self, key: str, digest: bytes, expires: float,
+                          now: float) -> tuple[bytes, bytes | None] | None:
+        """Forget every token that expired at or before `now`; then, if `key` is held,
+        return its (digest, outcome) (outcome None while its transaction runs);
+        otherwise hold it as running until `expires` and return None. Committed at once
+        by the caller's transaction, so other nodes see the claim."""
+
+    async def token_settle(self, key: str, outcome: bytes, expires: float) -> None:
+        """Record the outcome of a claimed token's transaction, kept until `expires`."""
+
+    async def token_release(self, key: str) -> None:
+        """Drop a claim whose transaction did not complete (the token may be reused)."""
+
 
 class Engine(Protocol):
     async def open(self) -> None:
@@ -83,6 +108,12 @@ class Engine(Protocol):
 
     def transaction(self) -> AsyncContextManager[Transaction]:
         """A transaction: committed when the block exits normally, rolled back otherwise."""
+
+    def after_commit(self, callback: Callable[[BaseException | None], None]) -> bool:
+        """Group commit: if finished transactions still await their durable commit,
+        arrange `callback(error)` for when it is done (error None) or has failed, and
+        return True; return False when everything finished is already committed.
+        A reply must not leave before the writes it acknowledges are committed."""
 
     def reader(self) -> AsyncContextManager[Transaction]:
         """A unit for reads only, where each call sees one committed state; backends may

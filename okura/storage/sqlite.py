@@ -5,6 +5,12 @@ takes microseconds and never suspends, so a request's transaction runs from
 BEGIN to COMMIT without another request interleaving. That gives serialisable
 transactions within the one process that owns the file.
 
+Group commit: a unit is a SAVEPOINT inside a transaction that stays open until
+the end of the event-loop iteration, when one COMMIT covers every unit of that
+iteration. Replies wait for that COMMIT (`after_commit`), so no client ever sees
+an acknowledgement, or data, that is not yet committed; the cost of a commit is
+shared by all the requests that arrived together.
+
 Durability: WAL with synchronous=NORMAL (the default, "process") makes every
 committed transaction survive the death of the okura process (kill -9), since
 the commit is in the operating system's hands before the reply is sent; a power
@@ -13,8 +19,11 @@ power failure at the cost of one fsync per commit.
 """
 from __future__ import annotations
 
+import asyncio
+import logging
 import os
 import sqlite3
+from typing import Callable
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS okura_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -25,6 +34,9 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS items("
     " tid INTEGER NOT NULL, hk BLOB NOT NULL, rk BLOB NOT NULL, size INTEGER NOT NULL,"
     " doc BLOB NOT NULL, PRIMARY KEY(tid, hk, rk)) WITHOUT ROWID",
+    "CREATE TABLE IF NOT EXISTS tokens("
+    " key TEXT PRIMARY KEY, digest BLOB NOT NULL, outcome BLOB, expires REAL NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS tokens_expiry ON tokens(expires)",
 )
 SCHEMA_VERSION = "1"
 
@@ -39,6 +51,7 @@ def _query_sql(lower: bool, upper: bool, forward: bool) -> str:
 _QUERIES = {(lower, upper, forward): _query_sql(lower, upper, forward)
             for lower in (False, True) for upper in (False, True) for forward in (False, True)}
 _SYNC = {"process": "NORMAL", "fsync": "FULL"}
+log = logging.getLogger("okura.storage")
 
 
 class SqliteEngine:
@@ -47,6 +60,8 @@ class SqliteEngine:
         self.path = path
         self.durability = durability
         self.db: sqlite3.Connection | None = None
+        self._batch_open = False
+        self._waiters: list[Callable[[BaseException | None], None]] = []
 
     async def open(self) -> None:
         if self.path is None:
@@ -68,13 +83,44 @@ class SqliteEngine:
             raise RuntimeError(f"data directory holds schema version {found[0]}, "
                                f"this okura knows {SCHEMA_VERSION}")
         self.db = db
-        self._unit = _SqliteTransaction(db)
-        self._reader = _SqliteReader(db)
+        self._unit = _SqliteTransaction(self)
+        self._reader = _SqliteReader(self)
 
     async def close(self) -> None:
         if self.db is not None:
+            self._commit()
             self.db.close()
             self.db = None
+
+    def _begin_unit(self) -> None:
+        if not self._batch_open:
+            self.db.execute("BEGIN")
+            self._batch_open = True
+            asyncio.get_running_loop().call_soon(self._commit)
+        self.db.execute("SAVEPOINT unit")
+
+    def _commit(self) -> None:
+        """End the group: one COMMIT for every unit since BEGIN, then the waiters."""
+        if not self._batch_open:
+            return
+        self._batch_open = False
+        waiters, self._waiters = self._waiters, []
+        error = None
+        try:
+            self.db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            log.exception("group commit failed; its %d requests get an error", len(waiters))
+            error = exc
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+        for waiter in waiters:
+            waiter(error)
+
+    def after_commit(self, callback: Callable[[BaseException | None], None]) -> bool:
+        if not self._batch_open:
+            return False
+        self._waiters.append(callback)
+        return True
 
     def transaction(self) -> "_SqliteTransaction":
         return self._unit
@@ -86,23 +132,28 @@ class SqliteEngine:
 class _SqliteTransaction:
     """Both the context manager and the transaction: the connection is the unit.
 
-    Nesting would mean a request yielded inside its transaction, which the design
-    rules out; BEGIN then fails loudly instead of silently merging two requests.
+    A unit is a SAVEPOINT of the group's transaction. Units never nest: nesting
+    would mean a request yielded inside its unit, which the design rules out.
     """
 
-    __slots__ = ("db",)
+    __slots__ = ("db", "engine")
 
-    def __init__(self, db: sqlite3.Connection):
-        self.db = db
+    def __init__(self, engine: SqliteEngine):
+        self.engine = engine
+        self.db = engine.db
 
     async def __aenter__(self) -> "_SqliteTransaction":
-        self.db.execute("BEGIN")
+        self.engine._begin_unit()
         return self
 
     async def __aexit__(self, exc_type, exc, tb) -> None:
-        self.db.execute("COMMIT" if exc_type is None else "ROLLBACK")
+        if exc_type is not None:
+            self.db.execute("ROLLBACK TO unit")
+        self.db.execute("RELEASE unit")
 
-    async def get(self, tid: int, hk: bytes, rk: bytes, lock: bool = False) -> bytes | None:
+    async def get(self, tid: int, hk: bytes, rk: bytes, lock: bool = False,
+                  wait: bool = True) -> bytes | None:
+        # One writer at a time: no row is ever locked by another transaction here.
         row = self.db.execute("SELECT doc FROM items WHERE tid=? AND hk=? AND rk=?",
                               (tid, hk, rk)).fetchone()
         return None if row is None else row[0]
@@ -170,6 +221,23 @@ class _SqliteTransaction:
 
     async def catalog_delete(self, tid: int) -> None:
         self.db.execute("DELETE FROM catalog WHERE id=?", (tid,))
+
+    async def token_claim(self, key: str, digest: bytes, expires: float,
+                          now: float) -> tuple[bytes, bytes | None] | None:
+        self.db.execute("DELETE FROM tokens WHERE expires <= ?", (now,))
+        row = self.db.execute("SELECT digest, outcome FROM tokens WHERE key=?", (key,)).fetchone()
+        if row is not None:
+            return row[0], row[1]
+        self.db.execute("INSERT INTO tokens(key, digest, outcome, expires) VALUES(?,?,NULL,?)",
+                        (key, digest, expires))
+        return None
+
+    async def token_settle(self, key: str, outcome: bytes, expires: float) -> None:
+        self.db.execute("UPDATE tokens SET outcome=?, expires=? WHERE key=?",
+                        (outcome, expires, key))
+
+    async def token_release(self, key: str) -> None:
+        self.db.execute("DELETE FROM tokens WHERE key=?", (key,))
 
 
 class _SqliteReader(_SqliteTransaction):
