@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from okura.operations import (create_table, delete_item, delete_table, describe_endpoints,
                               describe_limits, describe_table, describe_ttl, get_item,
-                              list_tables, put_item, tags, update_item, update_table, update_ttl)
+                              list_tables, put_item, query, scan, tags, update_item, update_table,
+                              update_ttl)
 
 _DYNAMODB = "DynamoDB_20120810."
 
@@ -24,4 +25,6 @@ ROUTES = {
     _DYNAMODB + "GetItem": get_item.handle,
     _DYNAMODB + "UpdateItem": update_item.handle,
     _DYNAMODB + "DeleteItem": delete_item.handle,
+    _DYNAMODB + "Query": query.handle,
+    _DYNAMODB + "Scan": scan.handle,
 }

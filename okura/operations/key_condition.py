@@ -1,0 +1,113 @@
+"""Query's rules on a resolved KeyConditionExpression, and the plan they leave.
+
+A key condition is an AND of simple conditions, one per key attribute: every
+HASH attribute (up to four for a multi-attribute GSI key) compared with "=",
+then RANGE attributes from the first on, "=" on all but the last named, which
+may use =, <, <=, >, >=, BETWEEN or begins_with. Anything else is DynamoDB's
+ValidationException, with its message.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from okura import errors
+from okura.expressions.ast import And, Between, Call, Compare, Const, In, Not, Or, Path
+
+_FLIPPED = {"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+class KeyPlan(NamedTuple):
+    hash_values: list[dict]  # one per HASH attribute, in schema order
+    equal: list[dict]  # "=" values of the leading RANGE attributes
+    op: str | None  # the condition on the next RANGE attribute, if any
+    operands: tuple  # its values
+
+
+def invalid_operator(name: str) -> errors.DynamoError:
+    return errors.validation(f"Invalid operator used in KeyConditionExpression: {name}")
+
+
+def not_supported() -> errors.DynamoError:
+    return errors.validation("Query key condition not supported")  # unverified
+
+
+def plan(condition, hash_keys: list[tuple[str, str]],
+         range_keys: list[tuple[str, str]]) -> KeyPlan:
+    """The partition and sort-key range a key condition selects, after its checks."""
+    found: dict[str, tuple[str, tuple]] = {}
+    for part in _conjuncts(condition):
+        name, op, operands = _simple(part)
+        if name in found:
+            raise errors.validation("KeyConditionExpressions must only contain one condition per key")
+        found[name] = (op, operands)
+    for name, _ in hash_keys:
+        if name not in found:
+            raise errors.validation(f"Query condition missed key schema element: {name}")
+    types = dict(hash_keys + range_keys)
+    for name, (op, operands) in found.items():
+        type_ = types.get(name)
+        if type_ is None:
+            raise not_supported()
+        if any(next(iter(value)) != type_ for value in operands):
+            raise errors.validation("One or more parameter values were invalid: "
+                                    "Condition parameter type does not match schema type")  # unverified
+    hash_values = []
+    for name, _ in hash_keys:
+        op, operands = found[name]
+        if op != "=":
+            raise not_supported()
+        hash_values.append(operands[0])
+    named = [found.get(name) for name, _ in range_keys]
+    count = len(found) - len(hash_keys)
+    # The RANGE attributes named must be a leading run, "=" on all but the last.
+    if any(c is None for c in named[:count]) or any(op != "=" for op, _ in named[:count - 1]):
+        raise not_supported()  # unverified for multi-attribute sort keys
+    if count == 0:
+        return KeyPlan(hash_values, [], None, ())
+    equal = [operands[0] for _, operands in named[:count - 1]]
+    op, operands = named[count - 1]
+    return KeyPlan(hash_values, equal, op, operands)
+
+
+def _conjuncts(node):
+    while type(node) is And:
+        yield from _conjuncts(node.left)
+        node = node.right
+    yield node
+
+
+def _simple(node) -> tuple[str, str, tuple]:
+    """(attribute name, operator, operand values) of one condition of the AND."""
+    t = type(node)
+    if t is Or:
+        raise invalid_operator("OR")
+    if t is Not:
+        raise invalid_operator("NOT")
+    if t is In:
+        raise invalid_operator("IN")
+    if t is Compare:
+        if node.op not in _FLIPPED:
+            raise invalid_operator(node.op)
+        if type(node.right) is Path:
+            return _attribute(node.right), _FLIPPED[node.op], (_constant(node.left),)
+        return _attribute(node.left), node.op, (_constant(node.right),)
+    if t is Between:
+        return _attribute(node.operand), "BETWEEN", (_constant(node.low), _constant(node.high))
+    if t is Call:
+        if node.name != "begins_with":
+            raise invalid_operator(node.name)
+        return _attribute(node.args[0]), "begins_with", (_constant(node.args[1]),)
+    raise not_supported()
+
+
+def _attribute(node) -> str:
+    """A key condition names top-level attributes only."""
+    if type(node) is not Path or len(node.elements) != 1 or type(node.elements[0]) is not str:
+        raise not_supported()  # unverified
+    return node.elements[0]
+
+
+def _constant(node) -> dict:
+    if type(node) is not Const:
+        raise not_supported()  # unverified
+    return node.value

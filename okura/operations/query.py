@@ -1,0 +1,84 @@
+"""Query: the items of one partition of a table or index, in sort-key order."""
+from __future__ import annotations
+
+from okura import errors, expressions, shapes
+from okura.core import reads
+from okura.operations import key_condition
+from okura.operations.paged_reads import Reading, compile_expressions, requested_select
+from okura.operations.single_item import active_table, resolver
+from okura.operations.table_rules import table_name
+
+_EXPRESSIONS = ("KeyConditionExpression", "FilterExpression", "ProjectionExpression")
+
+
+async def handle(request, body: dict):
+    shapes.check("Query", body)
+    select = requested_select(body, "Query")
+    text = body.get("KeyConditionExpression")
+    if text is None:
+        raise errors.validation(
+            "Either the KeyConditions or KeyConditionExpression parameter must be specified in "
+            "the request.")
+    names = resolver(body, _EXPRESSIONS)
+    condition = expressions.key_condition(text, names)
+    filter_, projection = compile_expressions(body, names)
+    names.finish()
+    table = await active_table(request, table_name(body["TableName"]))
+    reading = Reading(table, body, select, filter_, projection)
+    source = reading.source
+    plan = key_condition.plan(condition, source.hash_keys, source.range_keys)
+    if filter_ is not None:
+        _check_filter(filter_, source.hash_keys + source.range_keys)
+    hk = source.partition(plan.hash_values)
+    lo, hi = reads.sort_range(source.range_keys, plan.equal, plan.op, plan.operands)
+    forward = body.get("ScanIndexForward", True)
+    start = reading.start(body)
+    if start is not None:
+        lo, hi = _resume(start, hk, lo, hi, forward)
+    async with request.app.db.engine.reader() as unit:
+        if lo is not None and hi is not None and lo >= hi:
+            page = reads.Page([], 0, False)
+        else:
+            page = await reads.query(unit, source, hk, lo, hi, forward, reading.limit)
+        return await reading.reply(unit, page)
+
+
+def _resume(start: tuple[bytes, bytes], hk: bytes, lo: bytes | None, hi: bytes | None,
+            forward: bool) -> tuple[bytes | None, bytes | None]:
+    """The rest of [lo, hi) after (or, reading backwards, before) the start key."""
+    start_hk, start_rk = start
+    if start_hk != hk:
+        raise errors.validation("The provided starting key is invalid: "
+                                "The provided key element does not match the schema")  # unverified
+    if (lo is not None and start_rk < lo) or (hi is not None and start_rk >= hi):
+        raise errors.validation(
+            "The provided starting key does not match the range key predicate")  # unverified
+    if forward:
+        return start_rk + b"\x00", hi
+    return lo, start_rk
+
+
+def _check_filter(node, key_schema: list[tuple[str, str]]) -> None:
+    """A Query filter may not name the key attributes it reads by."""
+    used = set()
+    _top_level_names(node, used)
+    for name, _ in key_schema:
+        if name in used:
+            raise errors.validation(  # unverified
+                "Filter Expression can only contain non-primary key attributes: "
+                f"Primary key attribute: {name}")
+
+
+def _top_level_names(node, out: set) -> None:
+    if type(node) is expressions.Path:
+        first = node.elements[0]
+        if type(first) is str:
+            out.add(first)
+        return
+    for child in getattr(node, "__slots__", ()):
+        value = getattr(node, child)
+        if type(value) is tuple:
+            for item in value:
+                _top_level_names(item, out)
+        elif not isinstance(value, (str, dict)):
+            _top_level_names(value, out)

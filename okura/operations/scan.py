@@ -1,0 +1,52 @@
+"""Scan: every item of a table or index in partition-hash order, or one segment of
+a parallel scan."""
+from __future__ import annotations
+
+from okura import errors, shapes
+from okura.core import reads
+from okura.operations.paged_reads import Reading, compile_expressions, requested_select
+from okura.operations.single_item import active_table, resolver
+from okura.operations.table_rules import table_name
+from okura.storage import keys
+
+_EXPRESSIONS = ("FilterExpression", "ProjectionExpression")
+
+
+async def handle(request, body: dict):
+    shapes.check("Scan", body)
+    bounds = _segment(body)
+    select = requested_select(body, "Scan")
+    names = resolver(body, _EXPRESSIONS)
+    filter_, projection = compile_expressions(body, names)
+    names.finish()
+    table = await active_table(request, table_name(body["TableName"]))
+    reading = Reading(table, body, select, filter_, projection)
+    hk_lo, hk_hi = bounds
+    after = reading.start(body)
+    if after is not None and ((hk_lo is not None and after[0] < hk_lo)
+                              or (hk_hi is not None and after[0] >= hk_hi)):
+        raise errors.validation(
+            "The provided Exclusive start key does not map to the provided segment")  # unverified
+    async with request.app.db.engine.reader() as unit:
+        page = await reads.scan(unit, reading.source, after, hk_lo, hk_hi, reading.limit)
+        return await reading.reply(unit, page)
+
+
+def _segment(body: dict) -> tuple[bytes | None, bytes | None]:
+    """The partition-bytes range of a parallel-scan segment (the whole space if none)."""
+    segment, total = body.get("Segment"), body.get("TotalSegments")
+    if segment is None and total is None:
+        return None, None
+    if total is None:
+        raise errors.validation(  # unverified
+            "The TotalSegments parameter is required but was not present in the request when "
+            "Segment parameter is present")
+    if segment is None:
+        raise errors.validation(  # unverified
+            "The Segment parameter is required but was not present in the request when "
+            "parameter TotalSegments is present")
+    if segment >= total:
+        raise errors.validation(  # unverified
+            "The Segment parameter is zero-based and must be less than parameter TotalSegments: "
+            f"Segment: {segment} is not less than TotalSegments: {total}")
+    return keys.segment_bounds(segment, total)
