@@ -103,3 +103,34 @@ def item_collection_size_limit_exceeded() -> DynamoError:
 
 def internal_server_error() -> DynamoError:
     return DynamoError(_DYNAMO + "InternalServerError", "Internal server error", status=500)
+
+
+def transaction_canceled(reasons: list[dict]) -> DynamoError:
+    """One CancellationReason per action, in request order. DynamoDB spells this
+    error's message member "Message" and lists the reason codes in it."""
+    codes = ", ".join(reason["Code"] for reason in reasons)
+    return DynamoError(_DYNAMO + "TransactionCanceledException", None, extra={
+        "CancellationReasons": reasons,
+        "Message": "Transaction cancelled, please refer cancellation reasons for specific "
+                   f"reasons [{codes}]"})
+
+
+def transaction_conflict() -> DynamoError:
+    return DynamoError(_DYNAMO + "TransactionConflictException",
+                       "Transaction is ongoing for the item")  # unverified
+
+
+def transaction_in_progress() -> DynamoError:
+    return DynamoError(_DYNAMO + "TransactionInProgressException",
+                       "Transaction from previous request is still in progress")
+
+
+def idempotent_parameter_mismatch() -> DynamoError:
+    return DynamoError(_DYNAMO + "IdempotentParameterMismatchException",
+                       "The request uses the same client token as a previous, but non-identical "
+                       "request.")  # unverified
+
+
+def duplicate_item() -> DynamoError:
+    return DynamoError(_DYNAMO + "DuplicateItemException",
+                       "Duplicate primary key exists in table")  # unverified

@@ -14,8 +14,10 @@ from typing import Callable, NamedTuple
 
 import orjson
 
+from okura import errors
 from okura.core.catalog import Table
 from okura.errors import DynamoError
+from okura.storage.engine import Locked
 from okura.values.sizes import ITEM_TOO_LARGE, check_item_size
 
 # What a decision returns to leave the stored item exactly as it is.
@@ -64,29 +66,43 @@ async def write(db, table: Table, key: dict, decide: Decide,
         raise cancelled.reasons[0] from None
 
 
-async def write_all(db, changes: list[Change]) -> list[Written]:
-    """Apply every change or none: raises Cancelled if any decision refuses."""
+async def write_all(db, changes: list[Change], wait: bool = True,
+                    before_commit: Callable | None = None) -> list[Written]:
+    """Apply every change or none: raises Cancelled if any decision refuses.
+
+    With `wait` False (transactions: DynamoDB never queues one behind another), an
+    item locked by another transaction in flight refuses its change with a
+    TransactionConflict. `await before_commit(unit, written)` joins the same storage
+    transaction once every decision stands (an idempotency token's outcome)."""
     async with db.engine.transaction() as unit:
-        located, olds = [], []
+        located, olds, reasons = [], [], []
         for change in changes:
             hk, rk = change.table.locate(change.key)
             located.append((hk, rk))
-            raw = await unit.get(change.table.id, hk, rk, lock=True)
-            olds.append(None if raw is None else orjson.loads(raw))
-        news, reasons = [], []
-        for change, old in zip(changes, olds):
             try:
-                news.append(change.decide(old))
+                raw = await unit.get(change.table.id, hk, rk, lock=True, wait=wait)
                 reasons.append(None)
-            except DynamoError as refusal:
-                news.append(UNCHANGED)
-                reasons.append(refusal)
+            except Locked:
+                raw = None
+                reasons.append(errors.transaction_conflict())
+            olds.append(None if raw is None else orjson.loads(raw))
+        news = []
+        for i, (change, old) in enumerate(zip(changes, olds)):
+            news.append(UNCHANGED)
+            if reasons[i] is None:
+                try:
+                    news[i] = change.decide(old)
+                except DynamoError as refusal:
+                    reasons[i] = refusal
         if any(reasons):
             raise Cancelled(reasons, olds)
         for change, (hk, rk), old, new in zip(changes, located, olds, news):
             if new is not UNCHANGED:
                 await _store(unit, change, hk, rk, old, new)
-    return [Written(old, old if new is UNCHANGED else new) for old, new in zip(olds, news)]
+        written = [Written(old, old if new is UNCHANGED else new) for old, new in zip(olds, news)]
+        if before_commit is not None:
+            await before_commit(unit, written)
+    return written
 
 
 async def _store(unit, change: Change, hk: bytes, rk: bytes, old: dict | None,

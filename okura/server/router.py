@@ -5,6 +5,7 @@ from okura.operations import (create_table, delete_item, delete_table, describe_
                               describe_limits, describe_table, describe_ttl, get_item,
                               list_tables, put_item, query, scan, tags, update_item, update_table,
                               update_ttl)
+from okura.operations import transact_get_items, transact_write_items
 
 _DYNAMODB = "DynamoDB_20120810."
 
@@ -27,4 +28,6 @@ ROUTES = {
     _DYNAMODB + "DeleteItem": delete_item.handle,
     _DYNAMODB + "Query": query.handle,
     _DYNAMODB + "Scan": scan.handle,
+    _DYNAMODB + "TransactWriteItems": transact_write_items.handle,
+    _DYNAMODB + "TransactGetItems": transact_get_items.handle,
 }

@@ -1,0 +1,114 @@
+"""The item writes of a transaction, as `items.Change`s: TransactWriteItems'
+Put, Update, Delete and ConditionCheck actions, and the PartiQL statements that
+ExecuteStatement and ExecuteTransaction run through the same decisions."""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from okura import errors, expressions
+from okura.core import items
+from okura.core.catalog import Table
+from okura.operations.single_item import active_table, check_key, condition_check, resolver
+from okura.operations.table_rules import table_name
+from okura.values import key_rules, sizes, validation
+
+_KINDS = ("ConditionCheck", "Put", "Delete", "Update")
+
+
+class Action(NamedTuple):
+    """One action of a write transaction; `check` marks a ConditionCheck (it writes
+    nothing, but DynamoDB bills it as a write)."""
+    change: items.Change
+    check: bool = False
+
+
+def position(change: items.Change) -> tuple:
+    """Where a change lands: two actions on one item share it."""
+    return (change.table.id, *change.table.locate(change.key))
+
+
+def check_unique(actions: list[Action]) -> None:
+    seen = set()
+    for action in actions:
+        where = position(action.change)
+        if where in seen:
+            raise errors.validation(
+                "Transaction request cannot include multiple operations on one item")
+        seen.add(where)
+
+
+def check_key_untouched(table: Table, update: expressions.Update) -> None:
+    for path in update.paths():
+        name = path.elements[0]
+        if name in table.key_names:
+            raise errors.validation(
+                "One or more parameter values were invalid: Cannot update attribute "
+                f"{name}. This attribute is part of the key")
+
+
+def put(table: Table, item: dict, condition, body: dict) -> items.Change:
+    def decide(old):
+        condition_check(condition, body, old)
+        return item
+    return items.Change(table, item, decide)
+
+
+def update(table: Table, key: dict, upd: expressions.Update, condition, body: dict,
+           must_exist: bool = False) -> items.Change:
+    """An update as a transaction decides it: the new item's size is part of the
+    decision, so an update that grows an item past 400 KB cancels only its action.
+    `must_exist` (PartiQL UPDATE) refuses an absent item as a failed condition."""
+    def decide(old):
+        if must_exist and old is None:
+            raise errors.conditional_check_failed()
+        condition_check(condition, body, old)
+        new, _ = expressions.apply_update(upd, dict(key) if old is None else old)
+        sizes.check_item_size(new, sizes.UPDATE_TOO_LARGE)
+        return new
+    return items.Change(table, key, decide, sizes.UPDATE_TOO_LARGE)
+
+
+def delete(table: Table, key: dict, condition, body: dict) -> items.Change:
+    def decide(old):
+        condition_check(condition, body, old)
+        return None if old is not None else items.UNCHANGED
+    return items.Change(table, key, decide)
+
+
+def check(table: Table, key: dict, condition, body: dict) -> items.Change:
+    def decide(old):
+        condition_check(condition, body, old)
+        return items.UNCHANGED
+    return items.Change(table, key, decide)
+
+
+async def from_request(request, entry: dict) -> Action:
+    """One TransactItems entry, checked as its single-item operation checks it."""
+    kinds = [kind for kind in _KINDS if entry.get(kind) is not None]
+    if len(kinds) != 1:
+        raise errors.validation(
+            "TransactItems can only contain one of Check, Put, Update or Delete")  # unverified
+    kind = kinds[0]
+    body = entry[kind]
+    record = body["Item"] if kind == "Put" else body["Key"]
+    validation.check_item(record)
+    params = ("ConditionExpression", "UpdateExpression") if kind == "Update" else (
+        "ConditionExpression",)
+    names = resolver(body, params)
+    text = body.get("UpdateExpression")
+    upd = None if text is None else expressions.update(text, names)
+    text = body.get("ConditionExpression")
+    condition = None if text is None else expressions.condition(text, names)
+    names.finish()
+    table = await active_table(request, table_name(body["TableName"]))
+    if kind == "Put":
+        key_rules.check_item_keys(record, table.schema)
+        sizes.check_item_size(record)
+        return Action(put(table, record, condition, body))
+    check_key(table, record)
+    if kind == "Update":
+        check_key_untouched(table, upd)
+        return Action(update(table, record, upd, condition, body))
+    if kind == "Delete":
+        return Action(delete(table, record, condition, body))
+    return Action(check(table, record, condition, body), check=True)
