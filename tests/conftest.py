@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 
@@ -30,21 +31,28 @@ def free_port() -> int:
 class Server:
     """An okura server in its own process."""
 
-    def __init__(self, *args: str, data_dir: str | None = None):
+    def __init__(self, *args: str, data_dir: str | None = None,
+                 program: tuple[str, ...] = (sys.executable, "-m", "okura")):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.data_dir = data_dir
-        command = [sys.executable, "-m", "okura", "serve", "--port", str(self.port),
+        command = [*program, "serve", "--port", str(self.port),
                    "--log-level", "warning", *args]
         command += ["--data-dir", data_dir] if data_dir else ["--memory"]
-        self.process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+        # A file, not a pipe: a pipe nobody reads fills up and blocks the server's logging.
+        self.log = tempfile.NamedTemporaryFile(prefix="okura-", suffix=".log", delete=False)
+        self.process = subprocess.Popen(command, stderr=self.log)
         self.wait_ready()
+
+    def log_text(self) -> str:
+        with open(self.log.name, encoding="utf-8", errors="replace") as handle:
+            return handle.read()
 
     def wait_ready(self, timeout: float = 10.0) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"okura exited: {self.process.stderr.read()}")
+                raise RuntimeError(f"okura exited: {self.log_text()}")
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.1):
                     return
@@ -63,6 +71,9 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        if not self.log.closed:
+            self.log.close()
+            os.unlink(self.log.name)
         return self.process.returncode
 
     def client(self, service: str = "dynamodb", region: str = "us-east-1",

@@ -65,18 +65,11 @@ def test_console_script_serves(tmp_path):
     script = shutil.which("okura")
     if script is None:
         pytest.skip("the okura console script is not installed (pip install -e .)")
-    port = free_port()
-    process = subprocess.Popen([script, "serve", "--port", str(port), "--memory"],
-                               stderr=subprocess.PIPE)
+    server = Server(program=(script,))
     try:
-        server = Server.__new__(Server)
-        server.port, server.process = port, process
-        server.url = f"http://127.0.0.1:{port}"
-        server.wait_ready()
         assert server.client().list_tables()["TableNames"] == []
     finally:
-        process.terminate()
-        assert process.wait(10) == 0
+        assert server.stop() == 0
 
 
 def test_acknowledged_writes_survive_kill_9(tmp_path):

@@ -1,0 +1,43 @@
+"""Dispatch turns every unexpected exception into DynamoDB's InternalServerError,
+logged with its traceback and never shown to the client."""
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import orjson
+
+from okura.config import Settings
+from okura.core.database import Database
+from okura.server import app as app_module
+from okura.server.app import App, make_engine
+from okura.server.http import Request
+
+HEADERS = {"x-amz-target": "DynamoDB_20120810.ListTables", "x-amz-date": "20260101T000000Z",
+           "authorization": "AWS4-HMAC-SHA256 Credential=A/20260101/us-east-1/dynamodb/"
+                            "aws4_request, SignedHeaders=host, Signature=x"}
+
+
+def test_unexpected_exception_is_internal_server_error(monkeypatch, caplog):
+    async def broken(request, body):
+        raise KeyError("secret detail")
+
+    monkeypatch.setitem(app_module.ROUTES, HEADERS["x-amz-target"], broken)
+
+    async def scenario():
+        settings = Settings(memory=True)
+        db = Database(make_engine(settings), settings.account_id)
+        await db.open()
+        app = App(db, settings)
+        try:
+            return await app.dispatch(Request(dict(HEADERS), "RID", app, None), b"{}")
+        finally:
+            await db.close()
+
+    with caplog.at_level(logging.ERROR, logger="okura"):
+        status, body = asyncio.run(scenario())
+    assert status == 500
+    assert orjson.loads(body) == {"__type": "com.amazonaws.dynamodb.v20120810#InternalServerError",
+                                  "message": "Internal server error"}
+    assert b"secret" not in body
+    assert "RID" in caplog.text and "Traceback" in caplog.text and "secret detail" in caplog.text
