@@ -21,6 +21,13 @@ def main(argv: list[str] | None = None) -> None:
                             "fsync: they also survive power loss")
     serve.add_argument("--status-delay", type=float,
                        help="seconds tables stay CREATING/UPDATING/DELETING (default 0)")
+    serve.add_argument("--ttl-interval", type=float,
+                       help="seconds between sweeps for expired TTL items (default 1)")
+    serve.add_argument("--stream-retention", type=float,
+                       help="seconds stream records stay readable (default 86400)")
+    serve.add_argument("--clock-offset", type=float,
+                       help="start the server's clock this many seconds ahead of real time "
+                            "(move it later with POST /okura/clock, see docs/admin.md)")
     serve.add_argument("--log-level", choices=["debug", "info", "warning", "error"])
     serve.add_argument("--config", default="okura.toml", help="settings file (default okura.toml)")
     args = vars(parser.parse_args(argv))

@@ -18,6 +18,9 @@ class Settings:
     account_id: str = "000000000000"  # every credential maps to this one account
     status_delay: float = 0.0         # seconds a table stays CREATING/UPDATING/DELETING
     postgres: str = ""                # postgresql:// URL: keep everything there, not in SQLite
+    ttl_interval: float = 1.0         # seconds between TTL sweeps
+    stream_retention: float = 86400.0  # seconds stream records stay readable
+    clock_offset: float = 0.0         # start the server's clock this many seconds ahead
 
     def merged(self, **overrides) -> "Settings":
         given = {key: value for key, value in overrides.items() if value is not None}

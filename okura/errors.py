@@ -105,6 +105,20 @@ def internal_server_error() -> DynamoError:
     return DynamoError(_DYNAMO + "InternalServerError", "Internal server error", status=500)
 
 
+def expired_iterator() -> DynamoError:
+    """DynamoDB Streams: a shard iterator used more than 15 minutes after it was issued
+    (the message as the Streams API model documents the member)."""
+    return DynamoError(_DYNAMO + "ExpiredIteratorException",
+                       "The provided iterator exceeds the maximum age allowed.")
+
+
+def trimmed_data_access() -> DynamoError:
+    """DynamoDB Streams: a read of a stream record past the retention period."""
+    return DynamoError(_DYNAMO + "TrimmedDataAccessException",
+                       "The operation attempted to read past the oldest stream record in a "
+                       "shard.")  # unverified
+
+
 def transaction_canceled(reasons: list[dict]) -> DynamoError:
     """One CancellationReason per action, in request order. DynamoDB spells this
     error's message member "Message" and lists the reason codes in it."""

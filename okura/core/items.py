@@ -16,6 +16,7 @@ import orjson
 
 from okura import errors
 from okura.core.catalog import Table
+from okura.core.streams import append as streams
 from okura.errors import DynamoError
 from okura.storage.engine import Locked
 from okura.values.sizes import ITEM_TOO_LARGE, check_item_size
@@ -33,6 +34,7 @@ class Change(NamedTuple):
     key: dict
     decide: Decide
     too_large: str = ITEM_TOO_LARGE  # the message for a new item past 400 KB
+    by_service: bool = False  # a deletion by DynamoDB itself (TTL): its stream record says so
 
 
 class Written(NamedTuple):
@@ -98,20 +100,22 @@ async def write_all(db, changes: list[Change], wait: bool = True,
             raise Cancelled(reasons, olds)
         for change, (hk, rk), old, new in zip(changes, located, olds, news):
             if new is not UNCHANGED:
-                await _store(unit, change, hk, rk, old, new)
+                await _store(db, unit, change, hk, rk, old, new)
         written = [Written(old, old if new is UNCHANGED else new) for old, new in zip(olds, news)]
         if before_commit is not None:
             await before_commit(unit, written)
     return written
 
 
-async def _store(unit, change: Change, hk: bytes, rk: bytes, old: dict | None,
+async def _store(db, unit, change: Change, hk: bytes, rk: bytes, old: dict | None,
                  new: dict | None) -> None:
     """Persist one item's new state and everything that follows from it."""
     table = change.table
     if new is None:
-        if old is not None:
-            await unit.delete(table.id, hk, rk)
-        return
-    size = check_item_size(new, change.too_large)
-    await unit.put(table.id, hk, rk, size, orjson.dumps(new))
+        if old is None:
+            return
+        await unit.delete(table.id, hk, rk)
+    else:
+        size = check_item_size(new, change.too_large)
+        await unit.put(table.id, hk, rk, size, orjson.dumps(new))
+    await streams.append(unit, table, old, new, db.clock.now(), change.by_service)

@@ -5,6 +5,7 @@ import uuid
 
 from okura import errors, shapes
 from okura.core.catalog import CREATING
+from okura.core.streams.state import follow_table
 from okura.operations import index_rules, table_rules, table_settings
 from okura.operations.table_description import describe
 from okura.operations.table_rules import PAY_PER_REQUEST, PROVISIONED
@@ -90,6 +91,7 @@ async def handle(request, body: dict) -> dict:
     table = await db.catalog.create(request.region, doc)
     if table is None:
         raise errors.resource_in_use(f"Table already exists: {doc['TableName']}")
+    await follow_table(db, request.region, table.name)
     description = await describe(db, table, counts=False)
     # The reply shows the table as DynamoDB answers it: still being created.
     description["TableStatus"] = CREATING

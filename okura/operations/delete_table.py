@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from okura import errors, shapes
 from okura.core.catalog import ACTIVE, CREATING, DELETING
+from okura.core.streams.state import follow_table
 from okura.operations.table_description import describe
 from okura.operations.table_rules import existing_table
 
@@ -25,4 +26,5 @@ async def handle(request, body: dict) -> dict:
     if status == ACTIVE:
         doc = dict(table.doc, TableStatus=DELETING, StatusUntil=now + db.status_delay)
         await db.catalog.delete(table, doc)
+        await follow_table(db, request.region, table.name)
     return {"TableDescription": description}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from okura import errors, shapes
 from okura.core.catalog import ACTIVE, CREATING, UPDATING, Table
+from okura.core.streams.state import follow_table
 from okura.operations import table_rules, table_settings
 from okura.operations.table_description import describe
 from okura.operations.table_rules import PAY_PER_REQUEST, PROVISIONED
@@ -125,6 +126,8 @@ async def handle(request, body: dict) -> dict:
         doc["TableStatus"] = UPDATING
         doc["StatusUntil"] = now + db.status_delay
     table = await db.catalog.save(table, doc)
+    if "StreamSpecification" in body:
+        await follow_table(db, request.region, table.name)
     description = await describe(db, table)
     if background:
         description["TableStatus"] = UPDATING  # as DynamoDB answers, whatever the delay

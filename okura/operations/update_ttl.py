@@ -1,9 +1,11 @@
 """UpdateTimeToLive: turn a table's TTL on (naming the expiry attribute) or off.
-Expiring items is core's business; this records the setting."""
+Expiring items is core's business (core.ttl); this records the setting and
+registers the table with the sweeper."""
 from __future__ import annotations
 
 from okura import errors, shapes
 from okura.core.catalog import ACTIVE
+from okura.core.ttl import registry
 from okura.operations.table_rules import existing_table
 
 
@@ -29,5 +31,9 @@ async def handle(request, body: dict) -> dict:
             raise errors.validation("TimeToLive is active on a different AttributeName: current "
                                     f"AttributeName is {current['AttributeName']}")  # unverified
         doc = {key: value for key, value in table.doc.items() if key != "TimeToLive"}
-    await db.catalog.save(table, doc)
+    table = await db.catalog.save(table, doc)
+    if spec["Enabled"]:
+        await registry.enable(db, table)
+    else:
+        await registry.disable(db, table.region, table.name)
     return {"TimeToLiveSpecification": {"Enabled": spec["Enabled"], "AttributeName": name}}

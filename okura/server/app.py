@@ -9,7 +9,9 @@ import orjson
 
 from okura import errors
 from okura.config import Settings
+from okura.core.clock import Clock
 from okura.core.database import Database
+from okura.core.ttl.sweeper import Sweeper
 from okura.server import auth
 from okura.server.http import HttpProtocol, decode_body, request_ids
 from okura.server.router import ROUTES
@@ -61,7 +63,8 @@ def make_engine(settings: Settings):
 
 
 async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
-    db = Database(make_engine(settings), settings.account_id, settings.status_delay)
+    db = Database(make_engine(settings), settings.account_id, settings.status_delay,
+                  Clock(settings.clock_offset))
     await db.open()
     app = App(db, settings)
     loop = asyncio.get_running_loop()
@@ -74,7 +77,10 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
                 "memory" if settings.memory else settings.data_dir)
     if ready is not None:
         ready.set()
+    sweeper = asyncio.ensure_future(
+        Sweeper(db, settings.ttl_interval, settings.stream_retention).run())
     await stop.wait()
+    sweeper.cancel()
     server.close()
     await asyncio.sleep(0)  # let the last group commit send its replies
     for connection in list(app.connections):

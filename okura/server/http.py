@@ -21,6 +21,7 @@ from random import SystemRandom
 import httptools
 
 from okura import errors
+from okura.server import admin
 
 log = logging.getLogger("okura.server")
 
@@ -151,7 +152,7 @@ class HttpProtocol(asyncio.Protocol):
     def on_message_complete(self):
         method = self.parser.get_method()
         keep_alive = self.parser.should_keep_alive()
-        item = (method, self.headers, b"".join(self.body), keep_alive)
+        item = (method, self.url, self.headers, b"".join(self.body), keep_alive)
         self._reset()
         if self.busy:
             self.queue.append(item)
@@ -160,7 +161,11 @@ class HttpProtocol(asyncio.Protocol):
 
     # request handling
     def _start(self, item):
-        method, headers, body, keep_alive = item
+        method, url, headers, body, keep_alive = item
+        if url.startswith(admin.PREFIX):
+            status, reply = admin.handle(self.app, method, url, body)
+            self._write(status, reply, keep_alive, b"application/json")
+            return
         if method != b"POST":
             host = headers.get("host", "localhost").rpartition(":")[0] or headers.get("host", "")
             self._write(200, b"healthy: " + host.encode() + b" ", keep_alive, b"text/plain")

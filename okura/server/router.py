@@ -6,8 +6,11 @@ from okura.operations import (create_table, delete_item, delete_table, describe_
                               list_tables, put_item, query, scan, tags, update_item, update_table,
                               update_ttl)
 from okura.operations import transact_get_items, transact_write_items
+from okura.operations.streams import (describe_stream, get_records, get_shard_iterator,
+                                      list_streams)
 
 _DYNAMODB = "DynamoDB_20120810."
+_STREAMS = "DynamoDBStreams_20120810."
 
 ROUTES = {
     _DYNAMODB + "CreateTable": create_table.handle,
@@ -30,4 +33,9 @@ ROUTES = {
     _DYNAMODB + "Scan": scan.handle,
     _DYNAMODB + "TransactWriteItems": transact_write_items.handle,
     _DYNAMODB + "TransactGetItems": transact_get_items.handle,
+    # DynamoDB Streams, on the same endpoint
+    _STREAMS + "ListStreams": list_streams.handle,
+    _STREAMS + "DescribeStream": describe_stream.handle,
+    _STREAMS + "GetShardIterator": get_shard_iterator.handle,
+    _STREAMS + "GetRecords": get_records.handle,
 }

@@ -1,0 +1,190 @@
+"""Reading streams back: listing, describing, shard iterators and records, and
+trimming what has aged out.
+
+A shard iterator is the stream ARN, then an opaque token naming the shard, the
+last sequence counter already read (records after it come next) and when the
+iterator was issued (it expires ITERATOR_AGE later). Sequence counters of a stream
+are contiguous, which makes trimming easy to detect: the record after the
+iterator's position is missing (or past the trim horizon) exactly when it was
+trimmed.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import NamedTuple
+
+import orjson
+
+from okura.core.streams.state import (DIRECTORY, RECORDS, Stream, load, parse_arn, record_rk,
+                                      region_prefix)
+from okura.storage import keys
+
+ITERATOR_AGE = 15 * 60
+MAX_BYTES = 1024 * 1024   # GetRecords returns at most 1 MB ...
+MAX_RECORDS = 1000        # ... or 1000 records
+_CHUNK = 1000
+
+
+class Iterator(NamedTuple):
+    arn: str
+    shard: str
+    position: int   # the sequence counter last read; the next record is position + 1
+    issued: float
+
+    def encode(self) -> str:
+        token = orjson.dumps([self.shard, self.position, self.issued])
+        return f"{self.arn}|1|{base64.urlsafe_b64encode(token).decode()}"
+
+    @classmethod
+    def decode(cls, text: str) -> "Iterator | None":
+        arn, _, token = text.rpartition("|1|")
+        try:
+            shard, position, issued = orjson.loads(base64.urlsafe_b64decode(token))
+        except (ValueError, TypeError, binascii.Error, orjson.JSONDecodeError):
+            return None
+        if not (isinstance(shard, str) and type(position) is int and
+                isinstance(issued, (int, float))):
+            return None
+        return cls(arn, shard, position, float(issued))
+
+
+class Batch(NamedTuple):
+    records: list[bytes]        # each a record's wire JSON
+    position: int               # the sequence counter of the last record returned
+    finished: bool              # a closed shard read to its end: no next iterator
+
+
+class Trimmed(Exception):
+    """The record an iterator or sequence number points at has been trimmed."""
+
+
+async def find(db, arn: str, horizon: float) -> Stream | None:
+    """The readable stream of an ARN, or None (never existed, or aged out)."""
+    named = parse_arn(arn)
+    if named is None:
+        return None
+    async with db.engine.reader() as unit:
+        stream = await load(unit, *named)
+    if stream is None or stream.gone(horizon) or stream.arn != arn:
+        return None
+    return stream
+
+
+async def listing(db, region: str, table_name: str | None, after: str | None,
+                  limit: int, horizon: float) -> tuple[list[Stream], bool]:
+    """Readable streams of a region (of one table name if given), in (table name,
+    label) order, after the stream ARN `after`; and whether more follow."""
+    lo = region_prefix(region)
+    hi = keys.prefix_end(lo)
+    if table_name is not None:
+        lo = lo + keys.terminated(table_name.encode())
+        hi = keys.prefix_end(lo)
+    start = None
+    named = parse_arn(after) if after is not None else None
+    if named is not None:
+        start = (region_prefix(named[0]) + keys.terminated(named[1].encode()),
+                 named[2].encode())
+    found: list[Stream] = []
+    async with db.engine.reader() as unit:
+        while len(found) <= limit:
+            rows = await unit.scan(DIRECTORY, start, lo, hi, _CHUNK)
+            for _, _, _, doc in rows:
+                stream = Stream(region, orjson.loads(doc))
+                if not stream.gone(horizon):
+                    found.append(stream)
+            if len(rows) < _CHUNK:
+                break
+            start = rows[-1][:2]
+    return found[:limit], len(found) > limit
+
+
+def _is_trimmed(raw: bytes, horizon: float) -> bool:
+    # The record's creation time is the first member every record's "dynamodb" part has.
+    return orjson.loads(raw)["dynamodb"]["ApproximateCreationDateTime"] < horizon
+
+
+def _upper(stream: Stream, shard: dict) -> int:
+    """The last sequence counter a shard holds now."""
+    return shard["End"] if shard["End"] is not None else stream.last_seq()
+
+
+async def oldest_position(db, stream: Stream, shard: dict, horizon: float) -> int:
+    """The position before the shard's oldest untrimmed record (TRIM_HORIZON)."""
+    position = shard["Start"] - 1
+    upper = _upper(stream, shard)
+    async with db.engine.reader() as unit:
+        while position < upper:
+            rows = await unit.query(stream.id, RECORDS, record_rk(position + 1),
+                                    record_rk(upper + 1), True, _CHUNK)
+            for rk, _, doc in rows:
+                if not _is_trimmed(doc, horizon):
+                    return int.from_bytes(rk, "big") - 1
+                position = int.from_bytes(rk, "big")
+            if len(rows) < _CHUNK:
+                return upper
+    return position
+
+
+async def check_position(db, stream: Stream, seq: int, horizon: float) -> None:
+    """Raise Trimmed if the record of counter `seq` has been trimmed."""
+    async with db.engine.reader() as unit:
+        raw = await unit.get(stream.id, RECORDS, record_rk(seq))
+    if raw is None or _is_trimmed(raw, horizon):
+        raise Trimmed()
+
+
+def latest_position(stream: Stream, shard: dict) -> int:
+    return _upper(stream, shard)
+
+
+async def records(db, stream: Stream, shard: dict, position: int, limit: int,
+                  horizon: float) -> Batch:
+    """Up to `limit` records (and 1 MB) of a shard after `position`."""
+    upper = _upper(stream, shard)
+    out: list[bytes] = []
+    if position < upper:
+        async with db.engine.reader() as unit:
+            rows = await unit.query(stream.id, RECORDS, record_rk(position + 1),
+                                    record_rk(upper + 1), True, limit)
+        if not rows or int.from_bytes(rows[0][0], "big") != position + 1 or \
+                _is_trimmed(rows[0][2], horizon):
+            raise Trimmed()
+        size = 0
+        for rk, length, doc in rows:
+            size += length
+            if out and size > MAX_BYTES:
+                break
+            out.append(doc)
+            position = int.from_bytes(rk, "big")
+    return Batch(out, position, shard["End"] is not None and position >= shard["End"])
+
+
+async def trim(db, horizon: float, chunk: int = 500) -> int:
+    """Delete what has aged out, at most about `chunk` rows per stream: records past
+    the horizon, shards closed before it, and disabled streams gone entirely.
+    Returns the number of rows deleted (a caller loops while it is not zero)."""
+    deleted = 0
+    async with db.engine.reader() as unit:
+        directory = await unit.scan(DIRECTORY, None, None, None, 1 << 30)
+    for hk, rk, _, raw in directory:
+        async with db.engine.transaction() as unit:
+            raw = await unit.get(DIRECTORY, hk, rk, lock=True)
+            if raw is None:
+                continue
+            doc = orjson.loads(raw)
+            rows = await unit.query(doc["Id"], RECORDS, None, None, True, chunk)
+            gone = doc["Disabled"] is not None and doc["Disabled"] < horizon
+            for record_key, _, body in rows:
+                if not gone and not _is_trimmed(body, horizon):
+                    break
+                await unit.delete(doc["Id"], RECORDS, record_key)
+                deleted += 1
+            if gone and len(rows) < chunk:
+                await unit.delete(DIRECTORY, hk, rk)
+                continue
+            kept = [s for s in doc["Shards"] if s["Closed"] is None or s["Closed"] >= horizon]
+            if len(kept) != len(doc["Shards"]):
+                doc["Shards"] = kept
+                await unit.put(DIRECTORY, hk, rk, 0, orjson.dumps(doc))
+    return deleted

@@ -1,0 +1,36 @@
+"""The DynamoDB Streams API (X-Amz-Target DynamoDBStreams_20120810.*): one module per
+operation, and what they share."""
+from __future__ import annotations
+
+from okura import errors
+from okura.core.streams import read
+from okura.core.streams.state import Stream
+
+
+def horizon(request) -> float:
+    """The trim horizon: records and closed shards older than this are gone."""
+    return request.app.db.clock.now() - request.app.settings.stream_retention
+
+
+def check_limit(body: dict, maximum: int) -> int:
+    """The Limit member (its minimum is checked by the shape), at most `maximum`."""
+    limit = body.get("Limit")
+    if limit is None:
+        return maximum
+    if limit > maximum:
+        raise errors.validation(
+            f"1 validation error detected: Value '{limit}' at 'limit' failed to satisfy "
+            f"constraint: Member must have value less than or equal to {maximum}")  # unverified
+    return limit
+
+
+async def existing_stream(request, arn: str) -> Stream:
+    stream = await read.find(request.app.db, arn, horizon(request))
+    if stream is None:
+        raise errors.resource_not_found(
+            f"Requested resource not found: Stream: {arn} not found")  # unverified
+    return stream
+
+
+def shard_not_found() -> errors.DynamoError:
+    return errors.resource_not_found("Requested resource not found: Shard does not exist")  # unverified

@@ -1,0 +1,40 @@
+"""GetShardIterator: a position in one shard to read records from."""
+from __future__ import annotations
+
+from okura import errors, shapes
+from okura.core.streams import read
+from okura.core.streams.state import parse_sequence
+from okura.operations.streams import existing_stream, horizon, shard_not_found
+
+_BY_NUMBER = ("AT_SEQUENCE_NUMBER", "AFTER_SEQUENCE_NUMBER")
+
+
+async def handle(request, body: dict) -> dict:
+    shapes.check("GetShardIterator", body)
+    kind = body["ShardIteratorType"]
+    number = body.get("SequenceNumber")
+    if kind in _BY_NUMBER and number is None:
+        raise errors.validation(
+            f"Must specify SequenceNumber when ShardIteratorType is {kind}")  # unverified
+    db = request.app.db
+    trim = horizon(request)
+    stream = await existing_stream(request, body["StreamArn"])
+    shard = stream.shard(body["ShardId"], trim)
+    if shard is None:
+        raise shard_not_found()
+    if kind == "TRIM_HORIZON":
+        position = await read.oldest_position(db, stream, shard, trim)
+    elif kind == "LATEST":
+        position = read.latest_position(stream, shard)
+    else:
+        seq = parse_sequence(number)
+        if seq is None or not shard["Start"] <= seq <= read.latest_position(stream, shard):
+            raise errors.validation(
+                f"Invalid SequenceNumber {number} for shard {shard['Id']}")  # unverified
+        try:
+            await read.check_position(db, stream, seq, trim)
+        except read.Trimmed:
+            raise errors.trimmed_data_access() from None
+        position = seq - 1 if kind == "AT_SEQUENCE_NUMBER" else seq
+    iterator = read.Iterator(stream.arn, shard["Id"], position, db.clock.now())
+    return {"ShardIterator": iterator.encode()}

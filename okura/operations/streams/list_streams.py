@@ -1,0 +1,24 @@
+"""ListStreams: the readable streams of a region, or of one table."""
+from __future__ import annotations
+
+from okura import shapes
+from okura.core.streams import read
+from okura.operations.streams import check_limit, horizon
+from okura.operations.table_rules import table_name
+
+MAX_LIMIT = 100
+
+
+async def handle(request, body: dict) -> dict:
+    shapes.check("ListStreams", body)
+    limit = check_limit(body, MAX_LIMIT)
+    name = body.get("TableName")
+    streams, more = await read.listing(request.app.db, request.region,
+                                       None if name is None else table_name(name),
+                                       body.get("ExclusiveStartStreamArn"), limit,
+                                       horizon(request))
+    reply = {"Streams": [{"StreamArn": s.arn, "TableName": s.doc["TableName"],
+                          "StreamLabel": s.doc["Label"]} for s in streams]}
+    if more:
+        reply["LastEvaluatedStreamArn"] = streams[-1].arn
+    return reply

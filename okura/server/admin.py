@@ -1,0 +1,43 @@
+"""okura's own admin endpoints, outside the DynamoDB API: requests whose path starts
+with /okura/ (DynamoDB requests go to /, and no X-Amz-Target reaches these).
+Documented in docs/admin.md.
+
+- GET  /okura/clock: {"now": epoch seconds, "offset": seconds ahead of real time}
+- POST /okura/clock {"advance": seconds}: move the server's clock forward and
+  reply as GET does. The clock never moves back.
+"""
+from __future__ import annotations
+
+import math
+
+import orjson
+
+PREFIX = b"/okura/"
+
+
+def _error(status: int, message: str) -> tuple[int, bytes]:
+    return status, orjson.dumps({"error": message})
+
+
+def _clock_state(clock) -> tuple[int, bytes]:
+    return 200, orjson.dumps({"now": clock.now(), "offset": clock.offset})
+
+
+def handle(app, method: bytes, path: bytes, body: bytes) -> tuple[int, bytes]:
+    """(status, JSON body) of one admin request."""
+    if path.split(b"?", 1)[0] != b"/okura/clock":
+        return _error(404, "no such admin endpoint")
+    clock = app.db.clock
+    if method == b"GET":
+        return _clock_state(clock)
+    if method != b"POST":
+        return _error(405, "use GET or POST")
+    try:
+        request = orjson.loads(body or b"{}")
+    except orjson.JSONDecodeError:
+        return _error(400, "the body must be a JSON object")
+    seconds = request.get("advance") if isinstance(request, dict) else None
+    if type(seconds) not in (int, float) or not math.isfinite(seconds) or seconds < 0:
+        return _error(400, '"advance" must be a non-negative number of seconds')
+    clock.advance(seconds)
+    return _clock_state(clock)
