@@ -57,15 +57,15 @@ def plan(condition, hash_keys: list[tuple[str, str]],
         if op != "=":
             raise not_supported()
         hash_values.append(operands[0])
-    named = [found.get(name) for name, _ in range_keys]
     count = len(found) - len(hash_keys)
-    # The RANGE attributes named must be a leading run, "=" on all but the last.
-    if any(c is None for c in named[:count]) or any(op != "=" for op, _ in named[:count - 1]):
-        raise not_supported()  # unverified for multi-attribute sort keys
     if count == 0:
         return KeyPlan(hash_values, [], None, ())
-    equal = [operands[0] for _, operands in named[:count - 1]]
-    op, operands = named[count - 1]
+    named = [found.get(name) for name, _ in range_keys[:count]]
+    # The RANGE attributes named must be a leading run, "=" on all but the last.
+    if None in named or any(op != "=" for op, _ in named[:-1]):
+        raise not_supported()  # unverified for multi-attribute sort keys
+    equal = [operands[0] for _, operands in named[:-1]]
+    op, operands = named[-1]
     return KeyPlan(hash_values, equal, op, operands)
 
 

@@ -1,15 +1,20 @@
-"""The byte ranges a key condition becomes (core/reads.sort_range), without a server:
+"""Key conditions without a server: the byte ranges they become (core/reads.sort_range):
 for any stored sort-key values, the rows inside [lo, hi) are exactly the rows whose
 values satisfy the condition, for table rows and for index rows (which append the
-table key after the sort key), with single and multi-attribute sort keys."""
+table key after the sort key), with single and multi-attribute sort keys; and the
+rules of multi-attribute GSI keys (operations/key_condition.plan)."""
 from __future__ import annotations
 
 import base64
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from okura import expressions
 from okura.core.reads import sort_range
+from okura.errors import DynamoError
+from okura.operations import key_condition
 from okura.storage import keys
 from okura.values.ordering import compare
 
@@ -83,3 +88,35 @@ def test_numbers_compare_numerically():
                          ("10", True), ("10.01", False), ("100", False)]:
         rk = keys.sort_key("N", text)
         assert (lo <= rk < hi) is inside, text
+
+
+# Multi-attribute GSI keys (developer guide, "Multi-attribute keys pattern"): every
+# partition attribute with "=", sort attributes left to right, a range only on the last.
+MULTI_HASH = [("a", "S"), ("b", "N")]
+MULTI_RANGE = [("x", "S"), ("y", "N")]
+MULTI_VALUES = {":a": {"S": "1"}, ":b": {"N": "2"}, ":x": {"S": "3"}, ":y": {"N": "4"}}
+
+
+def multi_plan(text: str):
+    used = {k: v for k, v in MULTI_VALUES.items() if k in text}
+    return key_condition.plan(expressions.key_condition(text, expressions.Resolver(None, used)),
+                              MULTI_HASH, MULTI_RANGE)
+
+
+def test_multi_attribute_plan():
+    plan = multi_plan("a = :a AND b = :b AND x = :x AND y > :y")
+    assert plan == key_condition.KeyPlan([{"S": "1"}, {"N": "2"}], [{"S": "3"}], ">",
+                                         ({"N": "4"},))
+    assert multi_plan("b = :b AND a = :a AND begins_with(x, :x)").op == "begins_with"
+    assert multi_plan("a = :a AND b = :b").op is None
+
+
+@pytest.mark.parametrize("text, message", [
+    ("a = :a AND x = :x", "Query condition missed key schema element: b"),
+    ("a = :a AND b = :b AND y = :y", "Query key condition not supported"),
+    ("a = :a AND b = :b AND x > :x AND y = :y", "Query key condition not supported"),
+])
+def test_multi_attribute_rules(text, message):
+    with pytest.raises(DynamoError) as excinfo:
+        multi_plan(text)
+    assert excinfo.value.message == message
