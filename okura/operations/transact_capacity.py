@@ -19,23 +19,26 @@ class Tally:
     def add(self, table_name: str, units: float) -> None:
         self.units[table_name] = self.units.get(table_name, 0.0) + units
 
-    def reply(self, body: dict, kind: str) -> list | None:
+    def reply(self, body: dict, kind: str | None) -> list | None:
+        """The ConsumedCapacity list; `kind` names the units (None: reads and writes mixed)."""
         mode = body.get("ReturnConsumedCapacity")
         if mode not in ("TOTAL", "INDEXES"):
             return None
         out = []
         for name, units in self.units.items():
-            entry = {"TableName": name, "CapacityUnits": units, kind: units}
+            units_of = {"CapacityUnits": units} if kind is None else {
+                "CapacityUnits": units, kind: units}
+            entry = {"TableName": name, **units_of}
             if mode == "INDEXES":
-                entry["Table"] = {"CapacityUnits": units, kind: units}
+                entry["Table"] = dict(units_of)
             out.append(entry)
         return out
 
 
-def write_units(old: dict | None, new: dict | None) -> float:
-    """A transactional write: twice the units of the larger of the old and new item."""
+def write_units(old: dict | None, new: dict | None, transactional: bool = True) -> float:
+    """Units of the larger of the old and new item (twice that in a transaction)."""
     size = max(sizes.item_size(old) if old else 0, sizes.item_size(new) if new else 0)
-    return sizes.write_units(size, transactional=True)
+    return sizes.write_units(size, transactional=transactional)
 
 
 def read_units(item: dict | None) -> float:

@@ -68,8 +68,21 @@ def update(table: Table, key: dict, upd: expressions.Update, condition, body: di
     return items.Change(table, key, decide, sizes.UPDATE_TOO_LARGE)
 
 
-def delete(table: Table, key: dict, condition, body: dict) -> items.Change:
+def insert(table: Table, item: dict) -> items.Change:
+    """PartiQL INSERT: never replaces an item."""
     def decide(old):
+        if old is not None:
+            raise errors.duplicate_item()
+        return item
+    return items.Change(table, item, decide)
+
+
+def delete(table: Table, key: dict, condition, body: dict,
+           absent_ok: bool = False) -> items.Change:
+    """`absent_ok` (PartiQL DELETE): an absent item is a no-op whatever the condition."""
+    def decide(old):
+        if old is None and absent_ok:
+            return items.UNCHANGED
         condition_check(condition, body, old)
         return None if old is not None else items.UNCHANGED
     return items.Change(table, key, decide)

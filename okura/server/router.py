@@ -5,7 +5,8 @@ from okura.operations import (create_table, delete_item, delete_table, describe_
                               describe_limits, describe_table, describe_ttl, get_item,
                               list_tables, put_item, query, scan, tags, update_item, update_table,
                               update_ttl)
-from okura.operations import transact_get_items, transact_write_items
+from okura.operations import (batch_execute_statement, execute_statement, execute_transaction,
+                              transact_get_items, transact_write_items)
 from okura.operations.streams import (describe_stream, get_records, get_shard_iterator,
                                       list_streams)
 
@@ -33,6 +34,9 @@ ROUTES = {
     _DYNAMODB + "Scan": scan.handle,
     _DYNAMODB + "TransactWriteItems": transact_write_items.handle,
     _DYNAMODB + "TransactGetItems": transact_get_items.handle,
+    _DYNAMODB + "ExecuteStatement": execute_statement.handle,
+    _DYNAMODB + "BatchExecuteStatement": batch_execute_statement.handle,
+    _DYNAMODB + "ExecuteTransaction": execute_transaction.handle,
     # DynamoDB Streams, on the same endpoint
     _STREAMS + "ListStreams": list_streams.handle,
     _STREAMS + "DescribeStream": describe_stream.handle,

@@ -1,0 +1,52 @@
+"""ExecuteTransaction: up to 100 PartiQL statements as one transaction — all reads
+(each naming a whole key) or all writes (INSERT, UPDATE, DELETE, EXISTS)."""
+from __future__ import annotations
+
+import orjson
+
+from okura import errors, expressions, partiql, shapes
+from okura.core import transactions
+from okura.operations import partiql_statements, transact_write_items, write_actions
+from okura.operations.transact_capacity import READ, Tally, read_units
+
+
+async def handle(request, body: dict):
+    shapes.check("ExecuteTransaction", body)
+    entries = body["TransactStatements"]
+    statements = [partiql_statements.prepare(entry) for entry in entries]
+    reads = [type(stmt) is partiql.Select for stmt in statements]
+    if any(reads) and not all(reads):
+        raise errors.validation(
+            "Transaction must contain either all reads or all writes")  # unverified
+    if all(reads):
+        return await _read(request, body, statements)
+    actions = [await partiql_statements.write_change(request, stmt, body)
+               for stmt in statements]
+    write_actions.check_unique(actions)
+    return await transact_write_items.run(request, body, "ExecuteTransaction", entries, actions)
+
+
+async def _read(request, body: dict, statements: list) -> dict:
+    targets = []
+    for stmt in statements:
+        table = (await partiql_statements.source_of(request, stmt)).table
+        key, _ = partiql_statements.split_key(table, stmt.where)
+        if key is None or stmt.index is not None:
+            raise partiql.messages.key_equality()
+        targets.append((table, key))
+    docs = await transactions.read(request.app.db, targets)
+    responses, tally = [], Tally()
+    for stmt, (table, _), doc in zip(statements, targets, docs):
+        item = None if doc is None else orjson.loads(doc)
+        tally.add(table.name, read_units(item))
+        if item is not None and (stmt.where is None or expressions.evaluate(stmt.where, item)):
+            if stmt.projection is not None:
+                item = expressions.project(expressions.Projection(stmt.projection), item)
+            responses.append({"Item": item})
+        else:
+            responses.append({})
+    out = {"Responses": responses}
+    capacity = tally.reply(body, READ)
+    if capacity is not None:
+        out["ConsumedCapacity"] = capacity
+    return out

@@ -1,0 +1,196 @@
+"""Running PartiQL statements through the item write path and the Query/Scan reads.
+
+A WHERE clause is split into its top-level AND terms: equalities on key attributes
+name an item (or, for the partition key alone, or an IN list, partitions to
+query); everything else stays a condition (writes) or a filter (reads), evaluated
+by the expressions evaluator.
+"""
+from __future__ import annotations
+
+import base64
+
+import orjson
+
+from okura import errors, expressions, partiql
+from okura.core import items, reads
+from okura.core.catalog import Table
+from okura.expressions.ast import And, Call, Compare, Const, In, Path
+from okura.operations import write_actions
+from okura.operations.single_item import active_table, check_key
+from okura.partiql import messages
+from okura.values import key_rules, sizes, validation
+
+
+def prepare(body: dict):
+    parameters = body.get("Parameters")
+    for value in parameters or ():
+        validation.check_value(value)
+    return partiql.statement(body["Statement"], parameters)
+
+
+def _terms(where) -> list:
+    if where is None:
+        return []
+    if type(where) is And:
+        return _terms(where.left) + _terms(where.right)
+    return [where]
+
+
+def _equality(term, names) -> tuple[str, dict] | None:
+    if type(term) is not Compare or term.op != "=":
+        return None
+    for a, b in ((term.left, term.right), (term.right, term.left)):
+        if type(a) is Path and len(a.elements) == 1 and a.elements[0] in names and \
+                type(b) is Const:
+            return a.elements[0], b.value
+    return None
+
+
+def _join(terms: list):
+    node = None
+    for term in terms:
+        node = term if node is None else And(node, term)
+    return node
+
+
+def split_key(table: Table, where) -> tuple[dict | None, object]:
+    """(the key WHERE's equalities name, the rest of WHERE); key None unless every key
+    attribute has its equality."""
+    key, rest = {}, []
+    for term in _terms(where):
+        found = _equality(term, table.key_names)
+        if found is not None and found[0] not in key:
+            key[found[0]] = found[1]
+        else:
+            rest.append(term)
+    if len(key) != len(table.key_names):
+        return None, where
+    check_key(table, key)
+    return key, _join(rest)
+
+
+async def write_change(request, stmt, body: dict) -> write_actions.Action:
+    """The change an INSERT, UPDATE, DELETE or EXISTS statement makes."""
+    if type(stmt) is partiql.Insert:
+        item = stmt.item.value.get("M") if type(stmt.item) is Const else None
+        table = await active_table(request, stmt.table)
+        validation.check_item(item)
+        key_rules.check_item_keys(item, table.schema)
+        sizes.check_item_size(item)
+        return write_actions.Action(write_actions.insert(table, item))
+    select = stmt.select if type(stmt) is partiql.Exists else stmt
+    table = await active_table(request, select.table)
+    key, condition = split_key(table, select.where)
+    if key is None:
+        raise messages.key_equality()
+    if type(stmt) is partiql.Update:
+        update = expressions.Update(sets=stmt.sets, removes=stmt.removes)
+        write_actions.check_key_untouched(table, update)
+        return write_actions.Action(
+            write_actions.update(table, key, update, condition, body, must_exist=True))
+    if type(stmt) is partiql.Delete:
+        return write_actions.Action(
+            write_actions.delete(table, key, condition, body, absent_ok=True))
+    present = Call("attribute_exists", (Path((table.hash_key,)),))
+    condition = present if condition is None else And(present, condition)
+    return write_actions.Action(write_actions.check(table, key, condition, body), check=True)
+
+
+async def source_of(request, select: partiql.Select) -> reads.Source:
+    table = await active_table(request, select.table)
+    if select.index is None:
+        return reads.Source(table)
+    for index in table.indexes:
+        if index.name == select.index:
+            return reads.Source(table, index)
+    raise errors.validation(
+        f"The table does not have the specified index: {select.index}")  # unverified
+
+
+def _partitions(source: reads.Source, where) -> list[bytes] | None:
+    """Partitions WHERE confines a read to (an equality or IN on a single partition
+    key attribute), or None for a scan."""
+    if len(source.hash_keys) != 1:
+        return None
+    name, type_ = source.hash_keys[0]
+    for term in _terms(where):
+        found = _equality(term, (name,))
+        if found is not None:
+            values = [found[1]]
+        elif type(term) is In and term.operand == Path((name,)) and all(
+                type(choice) is Const for choice in term.choices):
+            values = [choice.value for choice in term.choices]
+        else:
+            continue
+        # a value of another type than the key's matches nothing
+        unique = {orjson.dumps(v): v for v in values if type_ in v}
+        return [source.partition([v]) for v in unique.values()]
+    return None
+
+
+class Page:
+    __slots__ = ("items", "size", "next_token")
+
+    def __init__(self, found: list, size: int, next_token: str | None):
+        self.items = found
+        self.size = size
+        self.next_token = next_token
+
+
+async def select(request, stmt: partiql.Select, limit: int | None,
+                 next_token: str | None) -> tuple[Table, Page]:
+    """One page of a SELECT: a key read, a Query of partitions or a Scan."""
+    source = await source_of(request, stmt)
+    table = source.table
+    db = request.app.db
+    if stmt.index is None:
+        key, _ = split_key(table, stmt.where)
+        if key is not None:
+            raw = await items.get_raw(db, table, key)
+            found = [] if raw is None else [orjson.loads(raw)]
+            return table, Page(_filtered(stmt, found), sum(map(sizes.item_size, found)), None)
+    partitions = _partitions(source, stmt.where)
+    position, after = _cursor(next_token)
+    found, size, stopped = [], 0, False
+    async with db.engine.reader() as unit:
+        if partitions is None:
+            page = await reads.scan(unit, source, after, None, None, limit)
+            found, size, stopped = [orjson.loads(doc) for doc in page.docs], page.size, page.stopped
+        for position in range(position, len(partitions or ())):
+            lo = None if after is None else after[1] + b"\x00"
+            want = None if limit is None else limit - len(found)
+            page = await reads.query(unit, source, partitions[position], lo, None, True, want)
+            found += [orjson.loads(doc) for doc in page.docs]
+            size += page.size
+            after = None
+            if page.stopped or (limit is not None and len(found) >= limit):
+                stopped = True
+                break
+    # DynamoDB pages by items read: resume after the last one, filtered out or not
+    token = _token(position, source.position(found[-1])) if stopped and found else None
+    return table, Page(_filtered(stmt, found), size, token)
+
+
+def _filtered(stmt: partiql.Select, found: list) -> list:
+    where, projection = stmt.where, stmt.projection
+    out = [item for item in found if where is None or expressions.evaluate(where, item)]
+    if projection is None:
+        return out
+    shape = expressions.Projection(projection)
+    return [expressions.project(shape, item) for item in out]
+
+
+def _token(position: int, last: tuple[bytes, bytes]) -> str:
+    return base64.b64encode(orjson.dumps(
+        [position, base64.b64encode(last[0]).decode(), base64.b64encode(last[1]).decode()])
+    ).decode()
+
+
+def _cursor(token: str | None) -> tuple[int, tuple[bytes, bytes] | None]:
+    if token is None:
+        return 0, None
+    try:
+        position, hk, rk = orjson.loads(base64.b64decode(token))
+        return position, (base64.b64decode(hk), base64.b64decode(rk))
+    except (ValueError, TypeError):
+        raise errors.validation("Invalid NextToken") from None  # unverified

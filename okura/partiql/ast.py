@@ -1,0 +1,54 @@
+"""PartiQL statements. Their predicates and values are expressions-AST nodes (Path,
+Const, Compare, Between, In, And, Or, Not, Call, Arith), so the one evaluator and
+update code serve them; `Param` is a `?` awaiting its value, `Composite` a list,
+map or set literal holding one."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class Composite:
+    """A literal that holds parameters: tag L (members), M ((name, member) pairs) or
+    a set (tag None until bound: SS, NS or BS by its members' type)."""
+    tag: str | None
+    members: tuple
+
+
+@dataclass(frozen=True, slots=True)
+class Select:
+    table: str
+    index: str | None
+    projection: tuple | None  # Paths; None for *
+    where: object | None
+
+
+@dataclass(frozen=True, slots=True)
+class Insert:
+    table: str
+    item: object  # a Const or Composite of tag M
+
+
+@dataclass(frozen=True, slots=True)
+class Update:
+    table: str
+    sets: tuple  # (Path, value node)
+    removes: tuple  # Paths
+    where: object | None
+
+
+@dataclass(frozen=True, slots=True)
+class Delete:
+    table: str
+    where: object | None
+
+
+@dataclass(frozen=True, slots=True)
+class Exists:
+    """EXISTS(SELECT ...): a transaction's condition check."""
+    select: Select

@@ -1,0 +1,36 @@
+"""PartiQL's error messages (ValidationException unless said otherwise)."""
+from __future__ import annotations
+
+from okura import errors
+from okura.errors import DynamoError
+
+_MALFORMED = "Statement wasn't well formed, can't be processed: "
+
+
+def malformed(detail: str) -> DynamoError:
+    return errors.validation(_MALFORMED + detail)
+
+
+def not_dml() -> DynamoError:
+    return malformed("Expected data manipulation")
+
+
+def unexpected(token) -> DynamoError:
+    return malformed(f"Unexpected token: {token.text or 'end of statement'}")  # unverified
+
+
+def parameter_count() -> DynamoError:
+    return errors.validation("Number of parameters in request and statement don't match.")
+
+
+def key_equality() -> DynamoError:
+    return errors.validation(
+        "Where clause does not contain a mandatory equality on all key attributes")  # unverified
+
+
+def empty_set() -> DynamoError:
+    return errors.validation("A set literal may not be empty")  # unverified
+
+
+def mixed_set() -> DynamoError:
+    return errors.validation("Set members must all be of one type: S, N or B")  # unverified

@@ -1,0 +1,166 @@
+"""ExecuteStatement, BatchExecuteStatement and ExecuteTransaction through boto3."""
+from __future__ import annotations
+
+import threading
+import uuid
+
+import pytest
+from botocore.exceptions import ClientError
+
+from conftest import error_of
+
+
+@pytest.fixture
+def pt(ddb, sorted_table):
+    """A table (pk S, sk S) holding a/1, a/2, a/3 and b/1."""
+    for pk, sk in (("a", "1"), ("a", "2"), ("a", "3"), ("b", "1")):
+        ddb.put_item(TableName=sorted_table, Item={"pk": {"S": pk}, "sk": {"S": sk},
+                                                   "n": {"N": sk}})
+    return sorted_table
+
+
+def run(ddb, statement, *parameters, **extra):
+    if parameters:
+        extra["Parameters"] = list(parameters)
+    return ddb.execute_statement(Statement=statement, **extra)
+
+
+def fails(ddb, statement, *parameters, **extra):
+    with pytest.raises(ClientError) as excinfo:
+        run(ddb, statement, *parameters, **extra)
+    return error_of(excinfo)
+
+
+def keys(items):
+    return [(i["pk"]["S"], i["sk"]["S"]) for i in items]
+
+
+def test_select_key_read_query_and_scan(ddb, pt):
+    got = run(ddb, f'SELECT n FROM "{pt}" WHERE pk = ? AND sk = ?', {"S": "a"}, {"S": "2"},
+              ReturnConsumedCapacity="TOTAL", ConsistentRead=True)
+    assert got["Items"] == [{"n": {"N": "2"}}]
+    assert got["ConsumedCapacity"] == {"TableName": pt, "CapacityUnits": 1.0}
+    assert keys(run(ddb, f"SELECT * FROM \"{pt}\" WHERE pk = 'a' AND n >= 2")["Items"]) == [
+        ("a", "2"), ("a", "3")]
+    assert sorted(keys(run(ddb, f"SELECT * FROM \"{pt}\" WHERE pk IN ['a', 'b'] "
+                                "AND begins_with(sk, '1')")["Items"])) == [("a", "1"), ("b", "1")]
+    assert keys(run(ddb, f"SELECT * FROM \"{pt}\" WHERE n BETWEEN 3 AND 9")["Items"]) == [
+        ("a", "3")]
+    assert run(ddb, f"SELECT * FROM \"{pt}\" WHERE n IS MISSING")["Items"] == []
+
+
+def test_limit_and_next_token_page_through_every_item(ddb, pt):
+    seen, token = [], None
+    while True:
+        extra = {"NextToken": token} if token else {}
+        page = run(ddb, f'SELECT * FROM "{pt}"', Limit=3, **extra)
+        seen += keys(page["Items"])
+        token = page.get("NextToken")
+        if token is None:
+            break
+    assert sorted(seen) == [("a", "1"), ("a", "2"), ("a", "3"), ("b", "1")]
+
+
+def test_insert_fails_if_the_item_exists(ddb, pt):
+    run(ddb, f"INSERT INTO \"{pt}\" VALUE {{'pk': 'c', 'sk': '1', 's': <<'x', 'y'>>}}")
+    assert ddb.get_item(TableName=pt, Key={"pk": {"S": "c"}, "sk": {"S": "1"}})["Item"][
+        "s"] == {"SS": ["x", "y"]}
+    assert fails(ddb, f"INSERT INTO \"{pt}\" VALUE {{'pk': 'c', 'sk': '1'}}") == (
+        "DuplicateItemException", "Duplicate primary key exists in table")
+
+
+def test_update_and_delete(ddb, pt):
+    run(ddb, f"UPDATE \"{pt}\" SET n = n + 10 SET m = ? REMOVE x WHERE pk = 'a' AND sk = '1'",
+        {"L": [{"S": "v"}]})
+    item = ddb.get_item(TableName=pt, Key={"pk": {"S": "a"}, "sk": {"S": "1"}})["Item"]
+    assert item["n"] == {"N": "11"} and item["m"] == {"L": [{"S": "v"}]}
+    assert fails(ddb, f"UPDATE \"{pt}\" SET n = 1 WHERE pk = 'a' AND sk = '1' AND n = 5") == (
+        "ConditionalCheckFailedException", "The conditional request failed")
+    assert fails(ddb, f"UPDATE \"{pt}\" SET n = 1 WHERE pk = 'zz' AND sk = '1'") == (
+        "ConditionalCheckFailedException", "The conditional request failed")
+    assert fails(ddb, f"UPDATE \"{pt}\" SET n = 1 WHERE pk = 'a'") == (
+        "ValidationException",
+        "Where clause does not contain a mandatory equality on all key attributes")
+    run(ddb, f"DELETE FROM \"{pt}\" WHERE pk = 'nobody' AND sk = '1'")
+    run(ddb, f"DELETE FROM \"{pt}\" WHERE pk = 'a' AND sk = '2'")
+    assert "Item" not in ddb.get_item(TableName=pt, Key={"pk": {"S": "a"}, "sk": {"S": "2"}})
+
+
+def test_condition_failure_returns_the_old_item(server, pt):
+    reply = server.post("ExecuteStatement", {
+        "Statement": f"DELETE FROM \"{pt}\" WHERE pk = 'a' AND sk = '3' AND n = 0",
+        "ReturnValuesOnConditionCheckFailure": "ALL_OLD"})
+    assert reply.status == 400
+    assert reply.json["Item"] == {"pk": {"S": "a"}, "sk": {"S": "3"}, "n": {"N": "3"}}
+
+
+def test_statement_errors(ddb, pt):
+    assert fails(ddb, "DROP TABLE x") == (
+        "ValidationException",
+        "Statement wasn't well formed, can't be processed: Expected data manipulation")
+    assert fails(ddb, f'SELECT * FROM "{pt}" WHERE pk = ?') == (
+        "ValidationException", "Number of parameters in request and statement don't match.")
+    assert fails(ddb, 'SELECT * FROM "no-such-table"') == (
+        "ResourceNotFoundException", "Requested resource not found")
+
+
+def test_batch_reports_each_statement(ddb, pt):
+    reply = ddb.batch_execute_statement(Statements=[
+        {"Statement": f"SELECT * FROM \"{pt}\" WHERE pk = 'b' AND sk = '1'"},
+        {"Statement": f"INSERT INTO \"{pt}\" VALUE {{'pk': 'b', 'sk': '1'}}"},
+        {"Statement": f"INSERT INTO \"{pt}\" VALUE {{'pk': ?, 'sk': '9'}}",
+         "Parameters": [{"S": "b"}]},
+        {"Statement": f"SELECT * FROM \"{pt}\" WHERE pk = 'b'"}])
+    assert reply["Responses"] == [
+        {"TableName": pt, "Item": {"pk": {"S": "b"}, "sk": {"S": "1"}, "n": {"N": "1"}}},
+        {"Error": {"Code": "DuplicateItem", "Message": "Duplicate primary key exists in table"}},
+        {"TableName": pt},
+        {"Error": {"Code": "ValidationError", "Message":
+                   "Where clause does not contain a mandatory equality on all key attributes"}}]
+
+
+def test_transaction_is_all_or_nothing_and_idempotent(ddb, pt):
+    statements = [
+        {"Statement": f"INSERT INTO \"{pt}\" VALUE {{'pk': 'new', 'sk': '1'}}"},
+        {"Statement": f"EXISTS(SELECT * FROM \"{pt}\" WHERE pk = 'a' AND sk = '1' AND n = 9)"}]
+    with pytest.raises(ClientError) as excinfo:
+        ddb.execute_transaction(TransactStatements=statements)
+    assert excinfo.value.response["CancellationReasons"] == [
+        {"Code": "None"},
+        {"Code": "ConditionalCheckFailed", "Message": "The conditional request failed"}]
+    assert "Item" not in ddb.get_item(TableName=pt, Key={"pk": {"S": "new"}, "sk": {"S": "1"}})
+    token = str(uuid.uuid4())
+    counter = [{"Statement": f"UPDATE \"{pt}\" SET n = n + 1 WHERE pk = 'b' AND sk = '1'"}]
+    for _ in range(2):
+        ddb.execute_transaction(TransactStatements=counter, ClientRequestToken=token)
+    item = ddb.get_item(TableName=pt, Key={"pk": {"S": "b"}, "sk": {"S": "1"}})["Item"]
+    assert item["n"] == {"N": "2"}
+    reads = ddb.execute_transaction(TransactStatements=[
+        {"Statement": f"SELECT n FROM \"{pt}\" WHERE pk = 'b' AND sk = '1'"},
+        {"Statement": f"SELECT * FROM \"{pt}\" WHERE pk = 'zz' AND sk = '1'"}])
+    assert reads["Responses"] == [{"Item": {"n": {"N": "2"}}}, {}]
+
+
+def test_concurrent_conditional_updates_lose_nothing(server, pt):
+    """Read-then-conditional-UPDATE from several clients: each success must show in
+    the counter, which a server without isolation would under-count."""
+    successes = []
+
+    def worker():
+        client = server.client()
+        for _ in range(15):
+            n = run(client, f"SELECT n FROM \"{pt}\" WHERE pk = 'a' AND sk = '1'")["Items"][0]
+            try:
+                run(client, f"UPDATE \"{pt}\" SET n = n + 1 WHERE pk = 'a' AND sk = '1' AND n = ?",
+                    n["n"])
+                successes.append(1)
+            except ClientError as error:
+                assert error.response["Error"]["Code"] == "ConditionalCheckFailedException"
+
+    threads = [threading.Thread(target=worker) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    final = run(server.client(), f"SELECT n FROM \"{pt}\" WHERE pk = 'a' AND sk = '1'")
+    assert final["Items"] == [{"n": {"N": str(1 + len(successes))}}]
