@@ -21,8 +21,8 @@ from servers import BENCH, CLIENT_CORE, pinned
 class Settings:
     connections: int
     threads: int
-    warmup: float
-    duration: float
+    warmup: int  # seconds: wrk counts whole seconds
+    duration: int
     scan_limit: int
 
 
@@ -59,11 +59,9 @@ def wrk(binary: str, script: str, port: int, table: str, keys: int, items_per_re
     numbers = {}
     for seconds in (settings.warmup, settings.duration):
         if seconds <= 0:
-            continue
+            continue  # no warm-up
         command = [
-            binary, f"-t{settings.threads}", f"-c{settings.connections}", f"-d{max(1, round(seconds))}s",
-            "--timeout", "10s",
-            "-s", str(BENCH / "lua" / f"{script}.lua"), f"http://127.0.0.1:{port}/",
+            binary, f"-t{settings.threads}", f"-c{settings.connections}", f"-d{seconds}s", "--timeout", "10s", "-s", str(BENCH / "lua" / f"{script}.lua"), f"http://127.0.0.1:{port}/",
             "--", table, uuid.uuid4().hex[:8], str(keys), "1" if check_bodies else "0",
         ]
         numbers = _wrk_summary(_output(pinned(command, CLIENT_CORE), seconds))

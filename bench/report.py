@@ -52,7 +52,7 @@ class Report:
                 rows.append([
                     name, f"{result.requests_per_s:,.0f}", f"{result.items_per_s:,.0f}",
                     f"{result.p50_ms:.2f}", f"{result.p99_ms:.2f}",
-                    *(_ratio(results.get(okura), result) for okura in self.okura),
+                    *("" if okura == name else _ratio(results.get(okura), result) for okura in self.okura),
                 ])
         return rows
 

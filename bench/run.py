@@ -123,6 +123,8 @@ def main() -> None:
     parser.add_argument("--output", type=Path,
                         help="Markdown results (default bench/RESULTS.md; --quick: bench/.work/RESULTS-quick.md)")
     args = parser.parse_args()
+    if args.duration is not None and args.duration < 1:
+        parser.error("--duration must be at least 1 second")
 
     servers = _names(args.servers, SERVERS, "server")
     workloads = _names(args.only, WORKLOADS, "workload")
