@@ -14,8 +14,10 @@ from okura.core.streams.state import RECORDS, load, record_rk, sequence_number, 
 from okura.values.ordering import equal
 from okura.values.sizes import item_size
 
-# The userIdentity of a deletion made by DynamoDB itself (TTL expiry).
-SERVICE = {"principalId": "dynamodb.amazonaws.com", "type": "Service"}
+# The userIdentity of a deletion made by DynamoDB itself (TTL expiry), with the member
+# names of the Streams API's Identity shape (Lambda's event JSON spells them in
+# lower case; GetRecords does not).
+SERVICE = {"PrincipalId": "dynamodb.amazonaws.com", "Type": "Service"}
 _IMAGES = {"KEYS_ONLY": (False, False), "NEW_IMAGE": (True, False),
            "OLD_IMAGE": (False, True), "NEW_AND_OLD_IMAGES": (True, True)}
 
