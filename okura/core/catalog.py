@@ -14,7 +14,7 @@ from okura.storage import keys
 
 ACTIVE, CREATING, UPDATING, DELETING = "ACTIVE", "CREATING", "UPDATING", "DELETING"
 # Catalog-document members that are okura's bookkeeping, not TableDescription members.
-PRIVATE = ("Tags", "TimeToLive", "StatusUntil", "IndexIds")
+PRIVATE = ("Tags", "TimeToLive", "StatusUntil", "IndexIds", "IndexJobs")
 
 
 class Table:
@@ -118,7 +118,9 @@ class Catalog:
         status delay in `doc` has passed."""
         finished = doc.get("StatusUntil", 0) <= self.clock.now()
         async with self.engine.transaction() as unit:
-            await unit.drop_rows(table.id)
+            # Its rows, its indexes' entries and its item-collection sizes (-id).
+            for tid in (table.id, *table.doc.get("IndexIds", {}).values(), -table.id):
+                await unit.drop_rows(tid)
             if finished:
                 await unit.catalog_delete(table.id)
             else:

@@ -15,11 +15,12 @@ from typing import Callable, NamedTuple
 import orjson
 
 from okura import errors
+from okura.core import index_entries
 from okura.core.catalog import Table
 from okura.core.streams import append as streams
 from okura.errors import DynamoError
 from okura.storage.engine import Locked
-from okura.values.sizes import ITEM_TOO_LARGE, check_item_size
+from okura.values.sizes import ITEM_TOO_LARGE, check_item_size, item_size
 
 # What a decision returns to leave the stored item exactly as it is.
 UNCHANGED = object()
@@ -37,9 +38,20 @@ class Change(NamedTuple):
     by_service: bool = False  # a deletion by DynamoDB itself (TTL): its stream record says so
 
 
-class Written(NamedTuple):
-    old: dict | None
-    new: dict | None
+class Written:
+    """An item's state before and after a write (it unpacks as the pair `old, new`),
+    and, for tables with local secondary indexes, its item collection's size after
+    the write (None when the write changed nothing or the table has none)."""
+
+    __slots__ = ("old", "new", "collection_size")
+
+    def __init__(self, old: dict | None, new: dict | None, collection_size: int | None = None):
+        self.old = old
+        self.new = new
+        self.collection_size = collection_size
+
+    def __iter__(self):
+        return iter((self.old, self.new))
 
 
 class Cancelled(Exception):
@@ -93,29 +105,39 @@ async def write_all(db, changes: list[Change], wait: bool = True,
             news.append(UNCHANGED)
             if reasons[i] is None:
                 try:
-                    news[i] = change.decide(old)
+                    news[i] = new = change.decide(old)
+                    if new is not UNCHANGED and new is not None and change.table.indexes:
+                        index_entries.check(change.table, new)
                 except DynamoError as refusal:
                     reasons[i] = refusal
         if any(reasons):
             raise Cancelled(reasons, olds)
+        written = []
         for change, (hk, rk), old, new in zip(changes, located, olds, news):
-            if new is not UNCHANGED:
-                await _store(db, unit, change, hk, rk, old, new)
-        written = [Written(old, old if new is UNCHANGED else new) for old, new in zip(olds, news)]
+            if new is UNCHANGED:
+                written.append(Written(old, old))
+            else:
+                written.append(Written(old, new, await _store(db, unit, change, hk, rk, old, new)))
         if before_commit is not None:
             await before_commit(unit, written)
     return written
 
 
 async def _store(db, unit, change: Change, hk: bytes, rk: bytes, old: dict | None,
-                 new: dict | None) -> None:
-    """Persist one item's new state and everything that follows from it."""
+                 new: dict | None) -> int | None:
+    """Persist one item's new state and everything that follows from it; returns
+    its item collection's size where the table keeps them (local indexes)."""
     table = change.table
     if new is None:
         if old is None:
-            return
+            return None
         await unit.delete(table.id, hk, rk)
+        size = 0
     else:
         size = check_item_size(new, change.too_large)
         await unit.put(table.id, hk, rk, size, orjson.dumps(new))
     await streams.append(unit, table, old, new, db.clock.now(), change.by_service)
+    if not table.indexes:
+        return None
+    return await index_entries.store(unit, table, hk, rk, old, new,
+                                     0 if old is None else item_size(old), size)

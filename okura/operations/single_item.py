@@ -3,6 +3,7 @@ compiling their expressions, and the optional parts of their replies."""
 from __future__ import annotations
 
 from okura import errors, expressions
+from okura.core import collections
 from okura.core.catalog import ACTIVE, Table
 from okura.values import key_rules, sizes, validation
 
@@ -69,14 +70,16 @@ def capacity_reply(table: Table, mode: str, units: float) -> dict:
     return consumed
 
 
-def item_collection_metrics(table: Table, body: dict, key: dict) -> dict | None:
+def item_collection_metrics(table: Table, body: dict, key: dict,
+                            size: int | None = None) -> dict | None:
     """ItemCollectionMetrics: DynamoDB reports them only for tables with local
-    secondary indexes, whose item collections are size-limited."""
+    secondary indexes, whose item collections are size-limited; `size` is the
+    collection's size after the write (items.Written.collection_size)."""
     if body.get("ReturnItemCollectionMetrics") != "SIZE" or not table.doc.get(
             "LocalSecondaryIndexes"):
         return None
     return {"ItemCollectionKey": {table.hash_key: key[table.hash_key]},
-            "SizeEstimateRangeGB": [0.0, 1.0]}
+            "SizeEstimateRangeGB": collections.size_range_gb(size or 0)}
 
 
 def reply(attributes: dict | None = None, **parts) -> dict:

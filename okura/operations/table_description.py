@@ -13,17 +13,24 @@ async def describe(db, table: Table, counts: bool = True) -> dict:
     description = {name: value for name, value in doc.items() if name not in PRIVATE}
     description["TableStatus"] = table.status(now)
     description["TableArn"] = table.arn
+    ids = doc.get("IndexIds", {})
+    stats = {}
     if counts:
         async with db.engine.reader() as unit:
-            count, size = await unit.table_stats(table.id)
-    else:
-        count = size = 0
-    description["ItemCount"] = count
-    description["TableSizeBytes"] = size
+            for tid in (table.id, *ids.values()):
+                stats[tid] = await unit.table_stats(tid)
+    description["ItemCount"], description["TableSizeBytes"] = stats.get(table.id, (0, 0))
     for kind in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes"):
         if kind in description:
-            description[kind] = [dict(index, IndexArn=f"{table.arn}/index/{index['IndexName']}")
+            description[kind] = [_index(table, index, stats.get(ids.get(index["IndexName"])))
                                  for index in description[kind]]
     if "LatestStreamLabel" in doc:
         description["LatestStreamArn"] = f"{table.arn}/stream/{doc['LatestStreamLabel']}"
     return description
+
+
+def _index(table: Table, index: dict, stats: tuple[int, int] | None) -> dict:
+    described = dict(index, IndexArn=f"{table.arn}/index/{index['IndexName']}")
+    if stats is not None:
+        described["ItemCount"], described["IndexSizeBytes"] = stats
+    return described

@@ -5,7 +5,8 @@ from okura.operations import (create_table, delete_item, delete_table, describe_
                               describe_limits, describe_table, describe_ttl, get_item,
                               list_tables, put_item, query, scan, tags, update_item, update_table,
                               update_ttl)
-from okura.operations import (batch_execute_statement, execute_statement, execute_transaction,
+from okura.operations import (batch_execute_statement, batch_get_item, batch_write_item,
+                              execute_statement, execute_transaction,
                               transact_get_items, transact_write_items)
 from okura.operations.streams import (describe_stream, get_records, get_shard_iterator,
                                       list_streams)
@@ -32,6 +33,8 @@ ROUTES = {
     _DYNAMODB + "DeleteItem": delete_item.handle,
     _DYNAMODB + "Query": query.handle,
     _DYNAMODB + "Scan": scan.handle,
+    _DYNAMODB + "BatchGetItem": batch_get_item.handle,
+    _DYNAMODB + "BatchWriteItem": batch_write_item.handle,
     _DYNAMODB + "TransactWriteItems": transact_write_items.handle,
     _DYNAMODB + "TransactGetItems": transact_get_items.handle,
     _DYNAMODB + "ExecuteStatement": execute_statement.handle,

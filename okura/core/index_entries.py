@@ -1,0 +1,98 @@
+"""Keeping secondary-index entries in step with the items they index.
+
+Every write calls `check` on the new item before anything is stored (a wrong index
+key type refuses the whole write), then `store` inside the same storage
+transaction: per index, the old entry goes and the new one (projected as the
+index declares) comes, only where they differ. Tables with local secondary indexes
+also keep each item collection's size (`core.collections`) for the 10 GB limit and
+ItemCollectionMetrics.
+"""
+from __future__ import annotations
+
+import orjson
+
+from okura.core import collections
+from okura.core.catalog import DELETING, Table
+from okura.core.indexes import Index
+from okura.errors import DynamoError
+from okura.values.key_rules import check_index_keys
+from okura.values.sizes import item_size
+
+
+def live(table: Table) -> list[Index]:
+    """The indexes writes maintain: all but those being deleted (their rows are dropped)."""
+    return [index for index in table.indexes if index.doc.get("IndexStatus") != DELETING]
+
+
+def _key_schemas(index: Index) -> list[list[tuple[str, str]]]:
+    """Index key attributes as check_index_keys takes them: each partition-key attribute
+    in first place (the partition-key size limit), each sort-key attribute in second."""
+    first = index.hash_keys[0]
+    return [[part] for part in index.hash_keys] + [[first, part] for part in index.range_keys]
+
+
+def check(table: Table, item: dict) -> None:
+    """DynamoDB's rules on the index key attributes an item carries."""
+    for index in live(table):
+        for schema in _key_schemas(index):
+            check_index_keys(item, index.name, schema)
+
+
+def indexable(index: Index, item: dict) -> bool:
+    """Whether a stored item obeys the index's key rules (a backfill skips those that
+    do not, as DynamoDB leaves index key violations out of a new index)."""
+    try:
+        for schema in _key_schemas(index):
+            check_index_keys(item, index.name, schema)
+    except DynamoError:
+        return False
+    return True
+
+
+def projected(index: Index, table: Table, item: dict) -> dict:
+    """The attributes of `item` the index holds: its keys and the table's, plus the
+    projection's non-key attributes (all of them for ALL)."""
+    projection = index.projection
+    kind = projection["ProjectionType"]
+    if kind == "ALL":
+        return item
+    names = [*table.key_names, *index.key_names]
+    if kind == "INCLUDE":
+        names += projection["NonKeyAttributes"]
+    return {name: item[name] for name in dict.fromkeys(names) if name in item}
+
+
+def entry(index: Index, table: Table, item: dict, hk: bytes,
+          rk: bytes) -> tuple[bytes, bytes, dict] | None:
+    """(index hk, index rk, projected item) of an item's entry, None if it has none."""
+    located = index.locate(item, hk, rk)
+    if located is None:
+        return None
+    return located[0], located[1], projected(index, table, item)
+
+
+async def store(unit, table: Table, hk: bytes, rk: bytes, old: dict | None, new: dict | None,
+                old_size: int, new_size: int) -> int | None:
+    """Replace the item's entries in every live index; returns the size of its item
+    collection after the write for tables with local secondary indexes, else None.
+    `old_size` and `new_size` are the item's sizes (0 when absent)."""
+    growth = new_size - old_size
+    for index in live(table):
+        before = None if old is None else entry(index, table, old, hk, rk)
+        after = None if new is None else entry(index, table, new, hk, rk)
+        if before == after:
+            continue
+        after_size = 0
+        if after is not None:
+            after_size = item_size(after[2])
+            await unit.put(index.id, after[0], after[1], after_size, orjson.dumps(after[2]))
+        before_size = 0
+        if before is not None:
+            before_size = item_size(before[2])
+            if after is None or before[:2] != after[:2]:
+                await unit.delete(index.id, before[0], before[1])
+        if not index.is_global:
+            growth += after_size - before_size
+    if not table.doc.get("LocalSecondaryIndexes"):
+        return None
+    return await collections.grow(unit, table, hk, growth)

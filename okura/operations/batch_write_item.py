@@ -1,0 +1,80 @@
+"""BatchWriteItem: up to 25 puts and deletes across tables. Every request is checked
+before anything is written; then each is its own single-item write, as in DynamoDB
+(not a transaction: a later failure leaves earlier writes in place)."""
+from __future__ import annotations
+
+from okura import errors, shapes
+from okura.core import index_entries, items
+from okura.operations import table_rules
+from okura.operations.single_item import active_table, capacity_reply, item_collection_metrics
+from okura.values import key_rules, sizes, validation
+
+MAX_REQUESTS = 25
+DUPLICATES = "Provided list of item keys contains duplicates"
+
+
+def _decision(item: dict | None):
+    """A put stores `item` whatever was there; a delete removes what is there."""
+    if item is not None:
+        return lambda old: item
+    return lambda old: None if old is not None else items.UNCHANGED
+
+
+async def _checked(request, body: dict) -> list[tuple]:
+    """(table, key, item or None) per write request, in request order, after every rule."""
+    request_items = body["RequestItems"]
+    if sum(len(writes) for writes in request_items.values()) > MAX_REQUESTS:
+        raise errors.validation("Too many items requested for the BatchWriteItem call")
+    planned = []
+    for name, writes in request_items.items():
+        table = await active_table(request, table_rules.table_name(name))
+        seen = set()
+        for write in writes:
+            put, delete = write.get("PutRequest"), write.get("DeleteRequest")
+            if (put is None) == (delete is None):
+                raise errors.validation(  # unverified
+                    "One or more parameter values were invalid: A WriteRequest must contain "
+                    "exactly one of PutRequest or DeleteRequest")
+            if put is not None:
+                item = put["Item"]
+                validation.check_item(item)
+                key_rules.check_item_keys(item, table.schema)
+                sizes.check_item_size(item)
+                if table.indexes:
+                    index_entries.check(table, item)
+                key = table.key_of(item)
+            else:
+                item, key = None, delete["Key"]
+                validation.check_item(key)
+                key_rules.check_key(key, table.schema)
+            located = table.locate(key)
+            if located in seen:
+                raise errors.validation(DUPLICATES)
+            seen.add(located)
+            planned.append((table, key, item))
+    return planned
+
+
+async def handle(request, body: dict) -> dict:
+    shapes.check("BatchWriteItem", body)
+    planned = await _checked(request, body)
+    db = request.app.db
+    mode = body.get("ReturnConsumedCapacity")
+    units: dict[str, float] = {}
+    metrics: dict[str, list] = {}
+    for table, key, item in planned:
+        written = await items.write(db, table, key, _decision(item))
+        size = max(sizes.item_size(written.old) if written.old else 0,
+                   sizes.item_size(item) if item else 0)
+        units[table.name] = units.get(table.name, 0.0) + sizes.write_units(size)
+        collection = item_collection_metrics(table, body, key, written.collection_size)
+        if collection is not None:
+            metrics.setdefault(table.name, []).append(collection)
+    out: dict = {"UnprocessedItems": {}}
+    if mode in ("TOTAL", "INDEXES"):
+        tables = {table.name: table for table, _, _ in planned}
+        out["ConsumedCapacity"] = [capacity_reply(tables[name], mode, total)
+                                   for name, total in units.items()]
+    if body.get("ReturnItemCollectionMetrics") == "SIZE":
+        out["ItemCollectionMetrics"] = metrics
+    return out
