@@ -7,6 +7,8 @@ document is the truth, so a cache miss reloads it.
 """
 from __future__ import annotations
 
+from typing import Callable
+
 import orjson
 
 from okura.core.indexes import Index, indexes_of
@@ -66,6 +68,8 @@ class Catalog:
         self.clock = clock
         self.account = account
         self._cache: dict[tuple[str, str], Table] = {}
+        # Told of each table loaded from storage or saved: its background work may be due.
+        self.changed: Callable[[Table], None] = lambda table: None
 
     async def get(self, region: str, name: str) -> Table | None:
         """The table, or None if it does not exist (or has finished deleting)."""
@@ -77,6 +81,7 @@ class Catalog:
                 return None
             table = Table(found[0], region, self.account, orjson.loads(found[1]))
             self._cache[(region, name)] = table
+            self.changed(table)
         if table.gone(self.clock.now()):
             await self._forget(table)
             return None
@@ -111,6 +116,7 @@ class Catalog:
             await unit.catalog_update(table.id, orjson.dumps(doc))
         new = Table(table.id, table.region, self.account, doc)
         self._cache[(table.region, table.name)] = new
+        self.changed(new)
         return new
 
     async def delete(self, table: Table, doc: dict) -> None:

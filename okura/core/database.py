@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from okura.core.catalog import Catalog
 from okura.core.clock import Clock
+from okura.core.index_jobs import IndexJobs
 
 
 class Database:
@@ -12,6 +13,8 @@ class Database:
         self.status_delay = status_delay
         self.clock = clock or Clock()
         self.catalog = Catalog(engine, self.clock, account)
+        self.index_jobs = IndexJobs(self)
+        self.catalog.changed = self.index_jobs.notice
 
     async def open(self) -> None:
         await self.engine.open()

@@ -9,6 +9,7 @@ from okura.operations.table_rules import PAY_PER_REQUEST
 MAX_GSI = 20
 MAX_LSI = 5
 MAX_PROJECTED = 100  # NonKeyAttributes over all indexes of a table
+MAX_KEY_ATTRIBUTES = 4  # of each key type in a global index's multi-attribute key
 
 _INVALID = "One or more parameter values were invalid: "
 
@@ -30,6 +31,28 @@ def check_projection(projection: dict) -> int:
         raise errors.validation(
             _INVALID + f"ProjectionType is {kind}, but NonKeyAttributes is specified")  # unverified
     return 0
+
+
+def check_global_key_schema(schema: list[dict]) -> None:
+    """A global index's KeySchema: one to four HASH attributes, then up to four RANGE
+    attributes (multi-attribute keys), each attribute once."""
+    if schema[0]["KeyType"] != "HASH":
+        raise errors.validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
+    kinds = [element["KeyType"] for element in schema]
+    hashes = kinds.count("HASH")
+    if kinds[hashes:] != ["RANGE"] * (len(kinds) - hashes):
+        raise errors.validation(  # unverified
+            "Invalid KeySchema: All HASH key elements must come before all RANGE key elements")
+    if hashes > MAX_KEY_ATTRIBUTES or len(kinds) - hashes > MAX_KEY_ATTRIBUTES:
+        raise errors.validation(  # unverified
+            f"Invalid KeySchema: An index can have at most {MAX_KEY_ATTRIBUTES} HASH and "
+            f"{MAX_KEY_ATTRIBUTES} RANGE key elements")
+    names = [element["AttributeName"] for element in schema]
+    if len(set(names)) != len(names):
+        if kinds == ["HASH", "RANGE"]:
+            table_rules.check_key_schema(schema)  # the classic key's own message
+        raise errors.validation(  # unverified
+            "Invalid KeySchema: Some key attributes are used more than once")
 
 
 class Declared:
@@ -93,9 +116,8 @@ def declared(body: dict, table_schema: list[dict]) -> Declared:
         if len(globals_) > MAX_GSI:
             raise errors.validation(
                 f"GlobalSecondaryIndex count exceeds the per-table limit of {MAX_GSI}")  # unverified
-        for position, index in enumerate(globals_, 1):
-            table_rules.check_key_schema(
-                index["KeySchema"], f"globalSecondaryIndexes.{position}.member.keySchema")
+        for index in globals_:
+            check_global_key_schema(index["KeySchema"])
     result = Declared(globals_, locals_)
     names: set[str] = set()
     projected = 0

@@ -1,11 +1,11 @@
 """UpdateTable: billing mode, provisioned throughput, stream, encryption, table
-class and deletion protection of an existing table."""
+class, deletion protection and global secondary indexes of an existing table."""
 from __future__ import annotations
 
 from okura import errors, shapes
 from okura.core.catalog import ACTIVE, CREATING, UPDATING, Table
 from okura.core.streams.state import follow_table
-from okura.operations import table_rules, table_settings
+from okura.operations import index_updates, table_rules, table_settings
 from okura.operations.table_description import describe
 from okura.operations.table_rules import PAY_PER_REQUEST, PROVISIONED
 
@@ -120,6 +120,8 @@ async def handle(request, body: dict) -> dict:
             f"{table.name}")  # unverified
     now = round(now, 3)
     doc = updated_document(table, body, request.region, db.account, now)
+    if body.get("GlobalSecondaryIndexUpdates"):
+        await index_updates.apply(db, table, doc, body, now)
     # Only changes DynamoDB applies in the background pass through UPDATING.
     background = any(member in body for member in _CHANGES if member != "DeletionProtectionEnabled")
     if background:

@@ -1,0 +1,118 @@
+"""Online index changes: backfilling a global secondary index added to a populated
+table, and dropping a deleted one, in the background while the server keeps serving.
+
+UpdateTable records each job in the table's catalog document (private member
+"IndexJobs": {index name: {"Action": "Create" | "Delete", "Start": time, "After":
+[hk hex, rk hex] | null}}), so the job survives a restart and its progress is
+durable: a backfill indexes the table's rows in bounded chunks, each chunk in its
+own storage transaction, then records the position it reached. Writes maintain a
+CREATING index from the moment it is declared, so a row the backfill has passed
+and a row it has not reached yet both end up indexed; re-indexing a row is
+idempotent. A job starts when its table's catalog entry is loaded or changed.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import orjson
+
+from okura.core import index_entries
+from okura.core.catalog import ACTIVE, DELETING, Table
+
+CHUNK = 256  # rows indexed per transaction: bounds the pause other requests see
+POLL = 0.05  # seconds between looks at a job not due yet (the clock may be moved)
+GLOBAL = "GlobalSecondaryIndexes"
+log = logging.getLogger("okura.index_jobs")
+
+
+class IndexJobs:
+    def __init__(self, db):
+        self.db = db
+        self._running: dict[tuple[str, int], asyncio.Task] = {}
+
+    def notice(self, table: Table) -> None:
+        """Run the table's pending jobs unless they already run here."""
+        key = (table.region, table.id)
+        if table.doc.get("IndexJobs") and key not in self._running:
+            self._running[key] = asyncio.get_running_loop().create_task(
+                self._run(table.region, table.name, key))
+
+    async def _run(self, region: str, name: str, key: tuple[str, int]) -> None:
+        try:
+            while True:
+                table = await self.db.catalog.get(region, name)
+                if table is None or table.id != key[1] or table.doc["TableStatus"] == DELETING:
+                    return
+                jobs = table.doc.get("IndexJobs")
+                if not jobs:
+                    return
+                index_name, job = next(iter(jobs.items()))
+                if job["Start"] > self.db.clock.now():
+                    await asyncio.sleep(POLL)
+                    continue
+                if job["Action"] == "Delete":
+                    await self._drop(table, index_name)
+                else:
+                    await self._backfill(table, index_name, job)
+                await asyncio.sleep(0)  # let waiting requests run between chunks
+        except Exception:
+            log.exception("index job on table %s failed; it resumes when the table is loaded",
+                          name)
+        finally:
+            self._running.pop(key, None)
+
+    async def _backfill(self, table: Table, index_name: str, job: dict) -> None:
+        index = next(index for index in table.indexes if index.name == index_name)
+        after = None if job["After"] is None else tuple(map(bytes.fromhex, job["After"]))
+        async with self.db.engine.transaction() as unit:
+            rows = await unit.scan(table.id, after, None, None, CHUNK)
+            for hk, rk, _, raw in rows:
+                item = orjson.loads(raw)
+                if not index_entries.indexable(index, item):
+                    continue  # an index key violation stays out of the index
+                found = index_entries.entry(index, table, item, hk, rk)
+                if found is not None:
+                    await unit.put(index.id, found[0], found[1],
+                                   index_entries.item_size(found[2]), orjson.dumps(found[2]))
+        doc = dict(table.doc)
+        jobs = dict(doc["IndexJobs"])
+        if len(rows) < CHUNK:
+            del jobs[index_name]
+            status = {"IndexStatus": ACTIVE}
+        else:
+            jobs[index_name] = dict(job, After=[rows[-1][0].hex(), rows[-1][1].hex()])
+            status = {"IndexStatus": "CREATING", "Backfilling": True}
+        _set_jobs(doc, jobs)
+        doc[GLOBAL] = [_with_status(entry, status) if entry["IndexName"] == index_name
+                       else entry for entry in doc[GLOBAL]]
+        await self.db.catalog.save(table, doc)
+
+    async def _drop(self, table: Table, index_name: str) -> None:
+        doc = dict(table.doc)
+        ids = dict(doc["IndexIds"])
+        async with self.db.engine.transaction() as unit:
+            await unit.drop_rows(ids.pop(index_name))
+        doc["IndexIds"] = ids
+        jobs = dict(doc["IndexJobs"])
+        del jobs[index_name]
+        _set_jobs(doc, jobs)
+        remaining = [entry for entry in doc[GLOBAL] if entry["IndexName"] != index_name]
+        if remaining:
+            doc[GLOBAL] = remaining
+        else:
+            del doc[GLOBAL]
+        await self.db.catalog.save(table, doc)
+
+
+def _set_jobs(doc: dict, jobs: dict) -> None:
+    if jobs:
+        doc["IndexJobs"] = jobs
+    else:
+        doc.pop("IndexJobs", None)
+
+
+def _with_status(entry: dict, status: dict) -> dict:
+    updated = {name: value for name, value in entry.items() if name != "Backfilling"}
+    updated.update(status)
+    return updated

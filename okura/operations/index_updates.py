@@ -1,0 +1,122 @@
+"""UpdateTable's GlobalSecondaryIndexUpdates: create a global index (backfilled in
+the background, core/index_jobs.py), delete one, or change its throughput."""
+from __future__ import annotations
+
+from okura import errors
+from okura.core.catalog import DELETING, Table
+from okura.operations import index_rules, table_rules
+from okura.operations.table_rules import PAY_PER_REQUEST, PROVISIONED
+
+GLOBAL = "GlobalSecondaryIndexes"
+_INVALID = "One or more parameter values were invalid: "
+_ONE_AT_A_TIME = ("Subscriber limit exceeded: Only 1 online index can be created or deleted "
+                  "simultaneously per table")
+
+
+def _action(update: dict) -> tuple[str, dict]:
+    given = [(kind, action) for kind, action in update.items()
+             if kind in ("Create", "Update", "Delete") and action is not None]
+    if len(given) != 1:
+        raise errors.validation(  # unverified
+            _INVALID + "One of GlobalSecondaryIndexUpdate.Create, GlobalSecondaryIndexUpdate."
+            "Update or GlobalSecondaryIndexUpdate.Delete must be specified")
+    return given[0]
+
+
+def _not_found(name: str) -> errors.DynamoError:
+    return errors.resource_not_found(f"Requested resource not found: Index: {name} not found")  # unverified
+
+
+def _definitions(doc: dict, body: dict) -> list[dict]:
+    """The table's AttributeDefinitions with those the request adds; an attribute
+    defined again must keep its type."""
+    merged = {d["AttributeName"]: d for d in doc["AttributeDefinitions"]}
+    for definition in body.get("AttributeDefinitions") or ():
+        current = merged.get(definition["AttributeName"])
+        if current is not None and current["AttributeType"] != definition["AttributeType"]:
+            raise errors.validation(  # unverified
+                _INVALID + "Cannot change the type of an existing attribute: "
+                f"{definition['AttributeName']}")
+        merged[definition["AttributeName"]] = definition
+    return list(merged.values())
+
+
+def _create(doc: dict, body: dict, action: dict, mode: str) -> dict:
+    """The new index's catalog entry, after DynamoDB's rules; updates the table's
+    AttributeDefinitions in `doc`."""
+    name = action["IndexName"]
+    existing = doc.get(GLOBAL, []) + doc.get("LocalSecondaryIndexes", [])
+    if any(index["IndexName"] == name for index in existing):
+        raise errors.validation(_INVALID + f"Index with name {name} already exists")  # unverified
+    if len(doc.get(GLOBAL, [])) >= index_rules.MAX_GSI:
+        raise errors.limit_exceeded(
+            f"GlobalSecondaryIndex count exceeds the per-table limit of {index_rules.MAX_GSI}")  # unverified
+    index_rules.check_global_key_schema(action["KeySchema"])
+    definitions = _definitions(doc, body)
+    types = {d["AttributeName"]: d["AttributeType"] for d in definitions}
+    keys = [element["AttributeName"] for element in action["KeySchema"]]
+    if any(key not in types for key in keys):
+        raise errors.validation(
+            _INVALID + "Some index key attributes are not defined in AttributeDefinitions. "
+            f"Keys: [{', '.join(keys)}], AttributeDefinitions: [{', '.join(types)}]")  # unverified
+    projected = sum(index_rules.check_projection(index["Projection"])
+                    for index in existing + [action])
+    if projected > index_rules.MAX_PROJECTED:
+        raise errors.limit_exceeded(
+            _INVALID + "Number of projected attributes in all indexes exceeds limit of "
+            f"{index_rules.MAX_PROJECTED}, number of projected attributes:{projected}")  # unverified
+    index_rules.Declared([action], None).check_throughput(mode)
+    doc["AttributeDefinitions"] = definitions
+    return {"IndexName": name, "KeySchema": action["KeySchema"],
+            "Projection": action["Projection"], "IndexStatus": "CREATING", "Backfilling": False,
+            "ProvisionedThroughput": table_rules.provisioned_summary(
+                action.get("ProvisionedThroughput")),
+            "IndexSizeBytes": 0, "ItemCount": 0}
+
+
+def _update(doc: dict, action: dict, mode: str) -> None:
+    name = action["IndexName"]
+    throughput = action.get("ProvisionedThroughput")
+    if throughput is not None:
+        if mode == PAY_PER_REQUEST:
+            raise errors.validation(
+                _INVALID + "ProvisionedThroughput should not be specified for index: "
+                f"{name} when BillingMode is PAY_PER_REQUEST")  # unverified
+        table_rules.check_capacity(throughput, "index")
+    doc[GLOBAL] = [dict(index, ProvisionedThroughput=dict(
+        index["ProvisionedThroughput"], ReadCapacityUnits=throughput["ReadCapacityUnits"],
+        WriteCapacityUnits=throughput["WriteCapacityUnits"]))
+        if index["IndexName"] == name and throughput is not None else index
+        for index in doc[GLOBAL]]
+
+
+async def apply(db, table: Table, doc: dict, body: dict, now: float) -> None:
+    """Apply the request's GlobalSecondaryIndexUpdates to `doc` (the table's document
+    being edited), recording the background jobs they start."""
+    actions = [_action(update) for update in body["GlobalSecondaryIndexUpdates"]]
+    online = [kind for kind, _ in actions if kind != "Update"]
+    if len(online) > 1 or (online and doc.get("IndexJobs")):
+        raise errors.limit_exceeded(_ONE_AT_A_TIME)
+    mode = doc.get("BillingModeSummary", {}).get("BillingMode", PROVISIONED)
+    names = {index["IndexName"] for index in doc.get(GLOBAL, ())}
+    jobs = dict(doc.get("IndexJobs", {}))
+    for kind, action in actions:
+        name = action["IndexName"]
+        if kind == "Create":
+            entry = _create(doc, body, action, mode)
+            async with db.engine.transaction() as unit:
+                index_id = await unit.new_id()
+            doc["IndexIds"] = dict(doc.get("IndexIds", {}), **{name: index_id})
+            doc[GLOBAL] = doc.get(GLOBAL, []) + [entry]
+            jobs[name] = {"Action": "Create", "Start": now + db.status_delay, "After": None}
+            continue
+        if name not in names:
+            raise _not_found(name)
+        if kind == "Update":
+            _update(doc, action, mode)
+        else:
+            doc[GLOBAL] = [dict(index, IndexStatus=DELETING) if index["IndexName"] == name
+                           else index for index in doc[GLOBAL]]
+            jobs[name] = {"Action": "Delete", "Start": now + db.status_delay}
+    if jobs:
+        doc["IndexJobs"] = jobs
