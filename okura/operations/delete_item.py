@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from okura import errors, expressions, shapes
+from okura.expressions import legacy
 from okura.core import items
 from okura.operations.single_item import (active_table, check_key, condition_check,
                                           item_collection_metrics, reply, resolver,
@@ -16,9 +17,11 @@ async def handle(request, body: dict):
     return_values = body.get("ReturnValues", "NONE")
     if return_values not in ("NONE", "ALL_OLD"):
         raise errors.validation("ReturnValues can only be ALL_OLD or NONE")
+    legacy.check_mixing(body, "DeleteItem")
     names = resolver(body, ("ConditionExpression",))
     text = body.get("ConditionExpression")
-    condition = None if text is None else expressions.condition(text, names)
+    condition = (legacy.condition(body, "Expected") if text is None
+                 else expressions.condition(text, names))
     names.finish()
     table = await active_table(request, body["TableName"])
     check_key(table, key)

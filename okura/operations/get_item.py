@@ -4,6 +4,7 @@ from __future__ import annotations
 import orjson
 
 from okura import expressions, shapes
+from okura.expressions import legacy
 from okura.core import items
 from okura.operations.single_item import active_table, capacity_reply, check_key, resolver
 from okura.values import sizes, validation
@@ -15,9 +16,12 @@ async def handle(request, body: dict):
     shapes.check("GetItem", body)
     key = body["Key"]
     validation.check_item(key)
+    legacy.check_mixing(body, "GetItem")
     names = resolver(body, ("ProjectionExpression",), takes_values=False)
     text = body.get("ProjectionExpression")
-    projection = None if text is None else expressions.projection(text, names)
+    attributes = body.get("AttributesToGet")
+    projection = (expressions.projection(text, names) if text is not None
+                  else None if attributes is None else legacy.projection(attributes))
     names.finish()
     table = await active_table(request, body["TableName"])
     check_key(table, key)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import orjson
 
 from okura import errors, expressions
+from okura.expressions import legacy
 from okura.core import reads
 from okura.core.catalog import Table
 from okura.core.reads import Page, Source
@@ -19,11 +20,12 @@ _START_INVALID = "The provided starting key is invalid: "
 def requested_select(body: dict, operation: str) -> str | None:
     """Select as the request states it, after the rules that need no table."""
     select = body.get("Select")
-    if body.get("ProjectionExpression") is not None:
-        if select is not None and select != SPECIFIC:
-            raise errors.validation(
-                f"Cannot specify the ProjectionExpression when choosing to get {select}")
-        return SPECIFIC
+    for param in ("ProjectionExpression", "AttributesToGet"):
+        if body.get(param) is not None:
+            if select is not None and select != SPECIFIC:
+                raise errors.validation(  # unverified for AttributesToGet
+                    f"Cannot specify the {param} when choosing to get {select}")
+            return SPECIFIC
     if select == SPECIFIC:
         raise errors.validation(  # unverified
             "Must specify the ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES")
@@ -34,12 +36,17 @@ def requested_select(body: dict, operation: str) -> str | None:
     return select
 
 
-def compile_expressions(body: dict, names: expressions.Resolver) -> tuple:
-    """(filter, projection) of a request, each None when absent."""
+def compile_expressions(body: dict, names: expressions.Resolver, legacy_filter: str) -> tuple:
+    """(filter, projection) of a request, each None when absent; `legacy_filter` names the
+    operation's legacy filter parameter (QueryFilter, ScanFilter)."""
     text = body.get("FilterExpression")
-    filter_ = None if text is None else expressions.condition(text, names, "FilterExpression")
+    filter_ = (legacy.condition(body, legacy_filter) if text is None
+               else expressions.condition(text, names, "FilterExpression"))
     text = body.get("ProjectionExpression")
-    return filter_, None if text is None else expressions.projection(text, names)
+    if text is not None:
+        return filter_, expressions.projection(text, names)
+    attributes = body.get("AttributesToGet")
+    return filter_, None if attributes is None else legacy.projection(attributes)
 
 
 class Reading:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from okura import errors, expressions, shapes
+from okura.expressions import legacy
 from okura.core import reads
 from okura.operations import key_condition
 from okura.operations.paged_reads import Reading, compile_expressions, requested_select
@@ -13,22 +14,26 @@ _EXPRESSIONS = ("KeyConditionExpression", "FilterExpression", "ProjectionExpress
 
 async def handle(request, body: dict):
     shapes.check("Query", body)
+    legacy.check_mixing(body, "Query")
     select = requested_select(body, "Query")
     text = body.get("KeyConditionExpression")
-    if text is None:
+    conditions = body.get("KeyConditions")
+    if text is None and not conditions:
         raise errors.validation(
             "Either the KeyConditions or KeyConditionExpression parameter must be specified in "
             "the request.")
     names = resolver(body, _EXPRESSIONS)
-    condition = expressions.key_condition(text, names)
-    filter_, projection = compile_expressions(body, names)
+    condition = (legacy.key_condition(conditions) if text is None
+                 else expressions.key_condition(text, names))
+    filter_, projection = compile_expressions(body, names, "QueryFilter")
     names.finish()
     table = await active_table(request, table_name(body["TableName"]))
     reading = Reading(table, body, select, filter_, projection)
     source = reading.source
     plan = key_condition.plan(condition, source.hash_keys, source.range_keys)
     if filter_ is not None:
-        _check_filter(filter_, source.hash_keys + source.range_keys)
+        _check_filter(filter_, source.hash_keys + source.range_keys,
+                      "Filter Expression" if body.get("QueryFilter") is None else "QueryFilter")
     hk = source.partition(plan.hash_values)
     lo, hi = reads.sort_range(source.range_keys, plan.equal, plan.op, plan.operands)
     forward = body.get("ScanIndexForward", True)
@@ -58,15 +63,16 @@ def _resume(start: tuple[bytes, bytes], hk: bytes, lo: bytes | None, hi: bytes |
     return lo, start_rk
 
 
-def _check_filter(node, key_schema: list[tuple[str, str]]) -> None:
+def _check_filter(node, key_schema: list[tuple[str, str]], param: str) -> None:
     """A Query filter may not name the key attributes it reads by."""
     used = set()
     _top_level_names(node, used)
     for name, _ in key_schema:
         if name in used:
+            # DynamoDB words the legacy QueryFilter's rule differently
+            detail = "non-primary key" if param == "Filter Expression" else "non-key"
             raise errors.validation(  # unverified
-                "Filter Expression can only contain non-primary key attributes: "
-                f"Primary key attribute: {name}")
+                f"{param} can only contain {detail} attributes: Primary key attribute: {name}")
 
 
 def _top_level_names(node, out: set) -> None:

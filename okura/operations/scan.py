@@ -3,6 +3,7 @@ a parallel scan."""
 from __future__ import annotations
 
 from okura import errors, shapes
+from okura.expressions import legacy
 from okura.core import reads
 from okura.operations.paged_reads import Reading, compile_expressions, requested_select
 from okura.operations.single_item import active_table, resolver
@@ -15,9 +16,10 @@ _EXPRESSIONS = ("FilterExpression", "ProjectionExpression")
 async def handle(request, body: dict):
     shapes.check("Scan", body)
     bounds = _segment(body)
+    legacy.check_mixing(body, "Scan")
     select = requested_select(body, "Scan")
     names = resolver(body, _EXPRESSIONS)
-    filter_, projection = compile_expressions(body, names)
+    filter_, projection = compile_expressions(body, names, "ScanFilter")
     names.finish()
     table = await active_table(request, table_name(body["TableName"]))
     reading = Reading(table, body, select, filter_, projection)

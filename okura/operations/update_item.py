@@ -3,6 +3,7 @@ under a condition."""
 from __future__ import annotations
 
 from okura import errors, expressions, shapes
+from okura.expressions import legacy
 from okura.core import items
 from okura.operations.single_item import (active_table, check_key, condition_check,
                                           item_collection_metrics, reply, resolver,
@@ -15,11 +16,15 @@ async def handle(request, body: dict):
     key = body["Key"]
     validation.check_item(key)
     return_values = body.get("ReturnValues", "NONE")
+    legacy.check_mixing(body, "UpdateItem")
     names = resolver(body, ("ConditionExpression", "UpdateExpression"))
     text = body.get("UpdateExpression")
-    update = None if text is None else expressions.update(text, names)
+    updates = body.get("AttributeUpdates")
+    update = (expressions.update(text, names) if text is not None
+              else legacy.update(updates) if updates else None)
     text = body.get("ConditionExpression")
-    condition = None if text is None else expressions.condition(text, names)
+    condition = (legacy.condition(body, "Expected") if text is None
+                 else expressions.condition(text, names))
     names.finish()
     table = await active_table(request, body["TableName"])
     check_key(table, key)
@@ -34,6 +39,8 @@ async def handle(request, body: dict):
 
     def change(old):
         condition_check(condition, body, old)
+        if old is None and updates and not (update.sets or update.adds):
+            return items.UNCHANGED  # legacy DELETEs alone create no item
         base = dict(key) if old is None else old
         if update is None:
             return base if old is None else items.UNCHANGED
