@@ -9,12 +9,12 @@ from okura import errors, expressions, shapes
 from okura.core import items
 from okura.expressions.ast import Path
 from okura.operations import table_rules
+from okura.operations.batch_keys import DistinctKeys
 from okura.operations.single_item import active_table, capacity_reply, resolver
 from okura.values import key_rules, sizes, validation
 
 MAX_KEYS = 100
 REPLY_BYTES = 16 * 1024 * 1024
-DUPLICATES = "Provided list of item keys contains duplicates"
 
 
 def _projection(request: dict):
@@ -47,14 +47,11 @@ async def handle(request, body: dict) -> dict:
     for name, wanted in request_items.items():
         projection = _projection(wanted)
         table = await active_table(request, table_rules.table_name(name))
-        seen = set()
+        distinct = DistinctKeys(table)
         for key in wanted["Keys"]:
             validation.check_item(key)
             key_rules.check_key(key, table.schema)
-            located = table.locate(key)
-            if located in seen:
-                raise errors.validation(DUPLICATES)
-            seen.add(located)
+            distinct.add(key)
         plans.append((name, wanted, table, projection))
     db = request.app.db
     mode = body.get("ReturnConsumedCapacity")

@@ -6,11 +6,11 @@ from __future__ import annotations
 from okura import errors, shapes
 from okura.core import index_entries, items
 from okura.operations import table_rules
+from okura.operations.batch_keys import DistinctKeys
 from okura.operations.single_item import active_table, capacity_reply, item_collection_metrics
 from okura.values import key_rules, sizes, validation
 
 MAX_REQUESTS = 25
-DUPLICATES = "Provided list of item keys contains duplicates"
 
 
 def _decision(item: dict | None):
@@ -28,7 +28,7 @@ async def _checked(request, body: dict) -> list[tuple]:
     planned = []
     for name, writes in request_items.items():
         table = await active_table(request, table_rules.table_name(name))
-        seen = set()
+        distinct = DistinctKeys(table)
         for write in writes:
             put, delete = write.get("PutRequest"), write.get("DeleteRequest")
             if (put is None) == (delete is None):
@@ -47,10 +47,7 @@ async def _checked(request, body: dict) -> list[tuple]:
                 item, key = None, delete["Key"]
                 validation.check_item(key)
                 key_rules.check_key(key, table.schema)
-            located = table.locate(key)
-            if located in seen:
-                raise errors.validation(DUPLICATES)
-            seen.add(located)
+            distinct.add(key)
             planned.append((table, key, item))
     return planned
 
