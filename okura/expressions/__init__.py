@@ -11,6 +11,7 @@ ValidationException with DynamoDB's message.
 """
 from __future__ import annotations
 
+import sys
 from functools import lru_cache
 
 from okura.expressions import checks, messages, parser, resolve
@@ -24,6 +25,12 @@ __all__ = ["Path", "Projection", "Resolver", "Update", "apply_update", "conditio
            "key_condition", "project", "projection", "unparse", "update"]
 
 _CACHE_SIZE = 4096
+
+# The parser and the checks recurse once or twice per nesting level, and 4 KB of
+# parentheses or NOTs nest far past Python's default limit of 1000 frames. The size
+# limit bounds the depth, so a limit above it turns every such text into DynamoDB's
+# error (syntax, redundant parentheses, too many operators) instead of a crash.
+sys.setrecursionlimit(max(sys.getrecursionlimit(), 5 * parser.MAX_BYTES))
 
 
 @lru_cache(maxsize=_CACHE_SIZE)

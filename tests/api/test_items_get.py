@@ -3,11 +3,9 @@ rules, missing items and tables, and the order of DynamoDB's checks."""
 from __future__ import annotations
 
 import pytest
-from botocore.exceptions import ClientError
 
-from conftest import error_of
+from items_common import NOT_FOUND, fails
 
-NOT_FOUND = ("ResourceNotFoundException", "Requested resource not found")
 KEY_MISMATCH = ("ValidationException", "The provided key element does not match the schema")
 
 ITEM = {
@@ -17,12 +15,6 @@ ITEM = {
     "l": {"L": [{"S": "l0"}, {"S": "l1"}, {"M": {"k": {"S": "v"}, "j": {"S": "u"}}}, {"S": "l3"}]},
     "ss": {"SS": ["p", "q"]},
 }
-
-
-def fails(call, **params) -> tuple[str, str]:
-    with pytest.raises(ClientError) as excinfo:
-        call(**params)
-    return error_of(excinfo)
 
 
 @pytest.fixture

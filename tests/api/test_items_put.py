@@ -6,17 +6,10 @@ import pytest
 from botocore.exceptions import ClientError
 
 from conftest import error_of, unique_name
+from items_common import FAILED, NOT_FOUND, fails
 
-FAILED = ("ConditionalCheckFailedException", "The conditional request failed")
-NOT_FOUND = ("ResourceNotFoundException", "Requested resource not found")
 INVALID = "One or more parameter values were invalid: "
 RETURN_VALUES = ("ValidationException", "ReturnValues can only be ALL_OLD or NONE")
-
-
-def fails(call, **params) -> tuple[str, str]:
-    with pytest.raises(ClientError) as excinfo:
-        call(**params)
-    return error_of(excinfo)
 
 
 def test_put_then_get_returns_the_item(ddb, table):

@@ -7,10 +7,9 @@ import pytest
 from botocore.exceptions import ClientError
 
 from conftest import error_of
+from items_common import FAILED, NOT_FOUND, fails
 
 KEY = {"pk": {"S": "a"}}
-FAILED = ("ConditionalCheckFailedException", "The conditional request failed")
-NOT_FOUND = ("ResourceNotFoundException", "Requested resource not found")
 BASE = {
     "pk": {"S": "a"},
     "n": {"N": "10"},
@@ -21,12 +20,6 @@ BASE = {
     "ns": {"NS": ["1", "2"]},
     "bs": {"BS": [b"\x01", b"\x02"]},
 }
-
-
-def fails(call, **params) -> tuple[str, str]:
-    with pytest.raises(ClientError) as excinfo:
-        call(**params)
-    return error_of(excinfo)
 
 
 def invalid_update(detail: str) -> tuple[str, str]:
