@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import unique_name
+
 KEY = {"pk": {"S": "k"}}
 
 
@@ -121,3 +123,68 @@ def test_size_counts_numbers_binaries_and_containers(ddb, table):
     ddb.delete_item(TableName=table, Key=KEY)
     reply = ddb.put_item(TableName=table, Item=item, ReturnConsumedCapacity="TOTAL")
     assert units(reply) == 1.0  # exactly 1024 bytes
+
+
+# Writes to a table with secondary indexes also pay for each index entry they write
+# (developer guide, "Provisioned throughput considerations for Global Secondary Indexes").
+@pytest.fixture
+def indexed_table(ddb) -> str:
+    name = unique_name()
+    ddb.create_table(
+        TableName=name, BillingMode="PAY_PER_REQUEST",
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                              {"AttributeName": "gk", "AttributeType": "S"}],
+        GlobalSecondaryIndexes=[
+            {"IndexName": "keys", "KeySchema": [{"AttributeName": "gk", "KeyType": "HASH"}],
+             "Projection": {"ProjectionType": "KEYS_ONLY"}},
+            {"IndexName": "all", "KeySchema": [{"AttributeName": "gk", "KeyType": "HASH"}],
+             "Projection": {"ProjectionType": "ALL"}}])
+    return name
+
+
+def write(ddb, table, operation: str, **params) -> dict:
+    reply = getattr(ddb, operation)(TableName=table, ReturnConsumedCapacity="INDEXES", **params)
+    consumed = reply["ConsumedCapacity"]
+    return {"total": consumed["CapacityUnits"], "table": consumed["Table"]["CapacityUnits"],
+            **{name: part["CapacityUnits"]
+               for name, part in consumed.get("GlobalSecondaryIndexes", {}).items()}}
+
+
+def test_item_outside_the_indexes_costs_the_table_only(ddb, indexed_table):
+    assert write(ddb, indexed_table, "put_item", Item=KEY) == {"total": 1.0, "table": 1.0}
+
+
+def test_new_indexed_item_writes_each_index(ddb, indexed_table):
+    item = {**KEY, "gk": {"S": "g"}, "d": {"S": "x" * 2000}}
+    assert write(ddb, indexed_table, "put_item", Item=item) == {
+        "total": 2.0 + 1.0 + 2.0, "table": 2.0, "keys": 1.0, "all": 2.0}
+
+
+def test_changing_an_index_key_deletes_and_puts_the_entry(ddb, indexed_table):
+    ddb.put_item(TableName=indexed_table, Item={**KEY, "gk": {"S": "g"}})
+    assert write(ddb, indexed_table, "update_item", Key=KEY, UpdateExpression="SET gk = :v",
+                 ExpressionAttributeValues={":v": {"S": "h"}}) == {
+        "total": 5.0, "table": 1.0, "keys": 2.0, "all": 2.0}
+
+
+def test_changing_an_unprojected_attribute_writes_only_where_projected(ddb, indexed_table):
+    ddb.put_item(TableName=indexed_table, Item={**KEY, "gk": {"S": "g"}})
+    assert write(ddb, indexed_table, "update_item", Key=KEY, UpdateExpression="SET v = :v",
+                 ExpressionAttributeValues={":v": {"S": "h"}}) == {
+        "total": 2.0, "table": 1.0, "all": 1.0}
+
+
+def test_removing_the_index_key_deletes_the_entry(ddb, indexed_table):
+    ddb.put_item(TableName=indexed_table, Item={**KEY, "gk": {"S": "g"}})
+    assert write(ddb, indexed_table, "update_item", Key=KEY, UpdateExpression="REMOVE gk") == {
+        "total": 3.0, "table": 1.0, "keys": 1.0, "all": 1.0}
+    ddb.put_item(TableName=indexed_table, Item={**KEY, "gk": {"S": "g"}})
+    assert write(ddb, indexed_table, "delete_item", Key=KEY) == {
+        "total": 3.0, "table": 1.0, "keys": 1.0, "all": 1.0}
+
+
+def test_total_mode_counts_the_indexes_too(ddb, indexed_table):
+    reply = ddb.put_item(TableName=indexed_table, Item={**KEY, "gk": {"S": "g"}},
+                         ReturnConsumedCapacity="TOTAL")
+    assert reply["ConsumedCapacity"] == {"TableName": indexed_table, "CapacityUnits": 3.0}
