@@ -177,3 +177,19 @@ def test_item_collection_metrics_with_a_local_index(ddb):
     assert metrics["ItemCollectionKey"] == {"pk": {"S": "a"}}
     low, high = metrics["SizeEstimateRangeGB"]
     assert 0 <= low <= high
+
+
+def test_index_key_of_the_wrong_type_is_rejected(ddb):
+    name = unique_name()
+    ddb.create_table(
+        TableName=name, BillingMode="PAY_PER_REQUEST",
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                              {"AttributeName": "gk", "AttributeType": "S"}],
+        GlobalSecondaryIndexes=[{"IndexName": "by-gk",
+                                 "KeySchema": [{"AttributeName": "gk", "KeyType": "HASH"}],
+                                 "Projection": {"ProjectionType": "ALL"}}])
+    assert fails(ddb.put_item, TableName=name, Item={"pk": {"S": "a"}, "gk": {"N": "1"}}) == (
+        "ValidationException",
+        INVALID + "Type mismatch for Index Key gk Expected: S Actual: N IndexName: by-gk")
+    ddb.put_item(TableName=name, Item={"pk": {"S": "a"}})  # without the index key: not indexed

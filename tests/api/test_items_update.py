@@ -321,3 +321,36 @@ def test_arithmetic_past_38_digits_is_rejected(ddb, table):
                  ExpressionAttributeValues={":b": {"N": "0.1"}}) == (
         "ValidationException",
         "Attempting to store more than 38 significant digits in a Number")  # unverified
+
+
+def test_placeholders_are_shared_by_the_update_and_the_condition(ddb, stored):
+    # A name used only by the condition and a value used only by the update are both used.
+    update(ddb, stored, "SET s = :v", {":v": {"S": "ok"}, ":ten": {"N": "10"}}, {"#n": "n"},
+           ConditionExpression="#n = :ten")
+    assert item(ddb, stored)["s"] == {"S": "ok"}
+
+
+@pytest.mark.parametrize("expression", ["SET l[10].x = :v", "REMOVE absent.x", "REMOVE l[1].x.y"])
+def test_paths_through_missing_containers_are_invalid(ddb, stored, expression):
+    params = {"ExpressionAttributeValues": {":v": {"N": "1"}}} if ":v" in expression else {}
+    assert fails(ddb.update_item, TableName=stored, Key=KEY, UpdateExpression=expression,
+                 **params) == (
+        "ValidationException",
+        "The document path provided in the update expression is invalid for update")
+
+
+def test_arithmetic_overflow_is_rejected(ddb, table):
+    update(ddb, table, "SET n = :a", {":a": {"N": "9E125"}})
+    assert fails(ddb.update_item, TableName=table, Key=KEY, UpdateExpression="SET n = n + n") == (
+        "ValidationException",
+        "Number overflow. Attempting to store a number with magnitude larger than supported range")
+
+
+def test_updated_old_and_new_of_nested_and_removed_paths(ddb, stored):
+    reply = update(ddb, stored, "SET m.core.v = :v REMOVE l[0]", {":v": {"N": "2"}},
+                   ReturnValues="UPDATED_OLD")
+    assert reply["Attributes"] == {"m": {"M": {"core": {"M": {"v": {"N": "1"}}}}},
+                                   "l": {"L": [{"S": "x"}]}}
+    reply = update(ddb, stored, "SET m.core.v = :v REMOVE s", {":v": {"N": "3"}},
+                   ReturnValues="UPDATED_NEW")
+    assert reply["Attributes"] == {"m": {"M": {"core": {"M": {"v": {"N": "3"}}}}}}
