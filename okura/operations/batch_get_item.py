@@ -7,7 +7,7 @@ import orjson
 
 from okura import errors, expressions, shapes
 from okura.core import items
-from okura.expressions.ast import Path
+from okura.expressions import legacy
 from okura.operations import table_rules
 from okura.operations.batch_keys import DistinctKeys
 from okura.operations.single_item import active_table, capacity_reply, resolver
@@ -19,23 +19,13 @@ REPLY_BYTES = 16 * 1024 * 1024
 
 def _projection(request: dict):
     """The table's ProjectionExpression, or its legacy AttributesToGet, or None."""
-    text = request.get("ProjectionExpression")
-    names = request.get("AttributesToGet")
-    if text is not None and names is not None:
-        raise errors.validation(
-            "Can not use both expression and non-expression parameters in the same request: "
-            "Non-expression parameters: {AttributesToGet} Expression parameters: "
-            "{ProjectionExpression}")
+    legacy.check_mixing(request, "GetItem")
     names_resolver = resolver(request, ("ProjectionExpression",))
+    text = request.get("ProjectionExpression")
     projection = None if text is None else expressions.projection(text, names_resolver)
     names_resolver.finish()
-    if names is not None:
-        if len(set(names)) != len(names):
-            raise errors.validation("One or more parameter values were invalid: Duplicate value "
-                                    "in attribute name: " + next(
-                                        n for n in names if names.count(n) > 1))  # unverified
-        projection = expressions.Projection(Path((name,)) for name in names)
-    return projection
+    names = request.get("AttributesToGet")
+    return projection if names is None else legacy.projection(names)
 
 
 async def handle(request, body: dict) -> dict:

@@ -138,3 +138,16 @@ def test_key_conditions_required(ddb, rows):
     assert fails(ddb.query, TableName=rows, QueryFilter={"n": eq({"N": "1"})}) == invalid(
         "Either the KeyConditions or KeyConditionExpression parameter must be specified in the "
         "request.")
+
+
+def test_batch_get_attributes_to_get(ddb, rows):
+    keys = [{"pk": {"S": "p"}, "sk": {"S": "a"}}, {"pk": {"S": "q"}, "sk": {"S": "a"}}]
+    reply = ddb.batch_get_item(RequestItems={rows: {"Keys": keys, "AttributesToGet": ["n"]}})
+    assert sorted(reply["Responses"][rows], key=str) == [{"n": {"N": "1"}}, {"n": {"N": "9"}}]
+    assert fails(ddb.batch_get_item, RequestItems={rows: {
+        "Keys": keys, "AttributesToGet": ["n"], "ProjectionExpression": "n"}}) == invalid(
+        f"{MIXED}Non-expression parameters: {{AttributesToGet}} "
+        "Expression parameters: {ProjectionExpression}")
+    assert fails(ddb.batch_get_item, RequestItems={rows: {
+        "Keys": keys, "AttributesToGet": ["n", "n"]}}) == invalid(
+        f"{INVALID}Duplicate value in attribute name: n")
