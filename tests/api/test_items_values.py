@@ -277,3 +277,29 @@ def test_base64_is_decoded_once(server, table):
     server.post("PutItem", {"TableName": table, "Item": {"pk": {"S": "a"}, "b": {"B": encoded}}})
     reply = server.post("GetItem", {"TableName": table, "Key": {"pk": {"S": "a"}}})
     assert reply.json["Item"]["b"] == {"B": encoded}
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers(-10, 10) | st.sampled_from(["", "a", "1", "AA==", ":v", "#n"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.sampled_from(["S", "N", "B", "BOOL", "NULL", "M", "L", "SS", "NS", "BS", "pk", "x"]),
+        inner, max_size=3),
+    max_leaves=12)
+_members = {
+    "Item": _json, "Key": _json, "ConditionExpression": _json | st.sampled_from(
+        ["a = :v", "#n = :v", "size(a) > :v", "a IN (:v)", "begins_with(a, :v)"]),
+    "UpdateExpression": _json | st.sampled_from(["SET a = :v", "ADD a :v", "DELETE a :v",
+                                                 "SET #n = list_append(a, :v)", "REMOVE a"]),
+    "ExpressionAttributeValues": st.dictionaries(st.sampled_from([":v", "v"]), _json, max_size=2),
+    "ExpressionAttributeNames": _json, "ReturnValues": _json | st.sampled_from(["ALL_NEW"]),
+    "ProjectionExpression": _json, "ReturnConsumedCapacity": _json,
+}
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(st.sampled_from(["PutItem", "GetItem", "UpdateItem", "DeleteItem"]),
+       st.fixed_dictionaries({}, optional=_members))
+def test_arbitrary_json_never_gets_a_500(server, table, operation, body):
+    reply = server.post(operation, {"TableName": table, **body})
+    assert reply.status in (200, 400), (body, reply.raw)
