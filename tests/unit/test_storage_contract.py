@@ -1,0 +1,599 @@
+"""The storage contract: the same cases against every Engine implementation
+(SQLite in memory and on disk, PostgreSQL in a scratch schema), then the cases
+only a backend with concurrent writers can fail (PostgreSQL, two engines standing
+for two okura nodes over one database)."""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import uuid
+
+import asyncpg
+import pytest
+
+from okura.storage import keys
+from okura.storage.engine import Conflict
+from okura.storage.postgres import PostgresEngine
+from okura.storage.sqlite import SqliteEngine
+
+
+class Backend:
+    persistent = True
+
+    def engine(self) -> contextlib.AbstractAsyncContextManager:
+        """A freshly opened engine over this backend's storage, closed on exit."""
+        return _opened(self.make())
+
+    def run(self, test) -> None:
+        async def opened():
+            async with self.engine() as engine:
+                await test(engine)
+
+        asyncio.run(opened())
+
+
+@contextlib.asynccontextmanager
+async def _opened(engine):
+    await engine.open()
+    try:
+        yield engine
+    finally:
+        await engine.close()
+
+
+class SqliteMemory(Backend):
+    persistent = False
+
+    def make(self):
+        return SqliteEngine(None)
+
+    async def stored_keys(self, engine, tid: int) -> list[tuple[bytes, bytes]]:
+        return engine.db.execute("SELECT hk, rk FROM items WHERE tid=? ORDER BY hk, rk",
+                                 (tid,)).fetchall()
+
+
+class SqliteDisk(SqliteMemory):
+    persistent = True
+
+    def __init__(self, path: str):
+        self.path = path
+
+    def make(self):
+        return SqliteEngine(self.path)
+
+
+class Postgres(Backend):
+    """A schema of its own in the session's scratch database, dropped afterwards."""
+
+    def __init__(self, url: str):
+        self.url = url
+        self.schema = f"contract_{uuid.uuid4().hex[:12]}"
+        asyncio.run(self._sql(f"CREATE SCHEMA {self.schema}"))
+
+    def make(self):
+        return PostgresEngine(f"{self.url}?search_path={self.schema}")
+
+    async def _sql(self, statement: str) -> None:
+        connection = await asyncpg.connect(self.url)
+        try:
+            await connection.execute(statement)
+        finally:
+            await connection.close()
+
+    def drop(self) -> None:
+        asyncio.run(self._sql(f"DROP SCHEMA {self.schema} CASCADE"))
+
+    async def stored_keys(self, engine, tid: int) -> list[tuple[bytes, bytes]]:
+        rows = await engine.pool.fetch("SELECT hk, rk FROM items WHERE tid=$1 ORDER BY hk, rk",
+                                       tid)
+        return [(hk, rk) for hk, rk in rows]
+
+
+@pytest.fixture(params=["sqlite-memory", "sqlite-disk", "postgres"])
+def backend(request, tmp_path):
+    if request.param == "sqlite-memory":
+        yield SqliteMemory()
+    elif request.param == "sqlite-disk":
+        yield SqliteDisk(str(tmp_path))
+    else:
+        scratch = Postgres(request.getfixturevalue("postgres_url"))
+        yield scratch
+        scratch.drop()
+
+
+@pytest.fixture
+def postgres(postgres_url):
+    scratch = Postgres(postgres_url)
+    yield scratch
+    scratch.drop()
+
+
+def contract(test):
+    """Turn `async def test_x(engine)` into a test run against every backend."""
+
+    def run(backend):
+        backend.run(test)
+
+    run.__doc__ = test.__doc__
+    return run
+
+
+async def put(engine, tid: int, hk: bytes, rk: bytes, doc: bytes, size: int = 1) -> None:
+    async with engine.transaction() as unit:
+        await unit.put(tid, hk, rk, size, doc)
+
+
+async def read(engine, tid: int, hk: bytes, rk: bytes = b"") -> bytes | None:
+    async with engine.reader() as unit:
+        return await unit.get(tid, hk, rk)
+
+
+async def stats(engine, tid: int) -> tuple[int, int]:
+    async with engine.reader() as unit:
+        return await unit.table_stats(tid)
+
+
+class Abandon(Exception):
+    pass
+
+
+# Items
+
+
+@contract
+async def test_get_of_absent_row_is_none(engine):
+    assert await read(engine, 1, b"a") is None
+    async with engine.transaction() as unit:
+        assert await unit.get(1, b"a", b"") is None
+        assert await unit.get(1, b"a", b"", lock=True) is None
+
+
+@contract
+async def test_put_then_get_returns_the_document(engine):
+    await put(engine, 1, b"a", b"r", b'{"x":1}')
+    assert await read(engine, 1, b"a", b"r") == b'{"x":1}'
+
+
+@contract
+async def test_put_overwrites(engine):
+    await put(engine, 1, b"a", b"", b"old", size=10)
+    await put(engine, 1, b"a", b"", b"new", size=3)
+    assert await read(engine, 1, b"a") == b"new"
+    assert await stats(engine, 1) == (1, 3)
+
+
+@contract
+async def test_delete_removes_the_row_and_tolerates_absence(engine):
+    await put(engine, 1, b"a", b"", b"doc")
+    async with engine.transaction() as unit:
+        await unit.delete(1, b"a", b"")
+        await unit.delete(1, b"missing", b"")
+    assert await read(engine, 1, b"a") is None
+    assert await stats(engine, 1) == (0, 0)
+
+
+@contract
+async def test_rows_are_keyed_by_table_hash_and_range(engine):
+    rows = [(1, b"a", b""), (1, b"a", b"\x00"), (1, b"a\x00", b""), (2, b"a", b""), (1, b"b", b"a")]
+    for number, (tid, hk, rk) in enumerate(rows):
+        await put(engine, tid, hk, rk, str(number).encode())
+    for number, (tid, hk, rk) in enumerate(rows):
+        assert await read(engine, tid, hk, rk) == str(number).encode()
+
+
+@contract
+async def test_empty_and_binary_documents_round_trip(engine):
+    document = bytes(range(256))
+    await put(engine, 1, b"a", b"", document)
+    await put(engine, 1, b"b", b"", b"")
+    assert await read(engine, 1, b"a") == document
+    assert await read(engine, 1, b"b") == b""
+
+
+# Transactions
+
+
+@contract
+async def test_transaction_commits_every_write_together(engine):
+    await put(engine, 1, b"gone", b"", b"doc")
+    async with engine.transaction() as unit:
+        await unit.put(1, b"a", b"", 1, b"A")
+        await unit.put(2, b"b", b"", 1, b"B")
+        await unit.delete(1, b"gone", b"")
+    assert (await read(engine, 1, b"a"), await read(engine, 2, b"b")) == (b"A", b"B")
+    assert await read(engine, 1, b"gone") is None
+
+
+@contract
+async def test_transaction_reads_its_own_writes(engine):
+    async with engine.transaction() as unit:
+        await unit.put(1, b"a", b"", 4, b"mine")
+        assert await unit.get(1, b"a", b"") == b"mine"
+        assert await unit.get(1, b"a", b"", lock=True) == b"mine"
+        assert await unit.table_stats(1) == (1, 4)
+        await unit.delete(1, b"a", b"")
+        assert await unit.get(1, b"a", b"", lock=True) is None
+
+
+@contract
+async def test_exception_rolls_back_every_write_and_propagates(engine):
+    await put(engine, 1, b"kept", b"", b"old")
+    tid = None
+    with pytest.raises(Abandon):
+        async with engine.transaction() as unit:
+            assert await unit.get(1, b"kept", b"", lock=True) == b"old"
+            await unit.put(1, b"kept", b"", 1, b"new")
+            await unit.put(1, b"added", b"", 1, b"doc")
+            assert await unit.get(1, b"absent", b"", lock=True) is None
+            tid = await unit.catalog_insert("r", "t", b"{}")
+            raise Abandon
+    assert tid is not None
+    assert await read(engine, 1, b"kept") == b"old"
+    assert await read(engine, 1, b"added") is None
+    assert await stats(engine, 1) == (1, 1)
+    async with engine.reader() as unit:
+        assert await unit.catalog_get("r", "t") is None
+
+
+@contract
+async def test_engine_serves_transactions_after_a_rollback(engine):
+    with pytest.raises(Abandon):
+        async with engine.transaction() as unit:
+            await unit.put(1, b"a", b"", 1, b"doc")
+            raise Abandon
+    await put(engine, 1, b"a", b"", b"again")
+    assert await read(engine, 1, b"a") == b"again"
+
+
+def test_locked_read_of_absent_row_leaves_no_trace(backend):
+    """A locked read that finds nothing (the start of a conditional put whose condition
+    fails or that changes nothing) must not leave a row behind."""
+
+    async def check(engine):
+        async with engine.transaction() as unit:
+            assert await unit.get(1, b"a", b"", lock=True) is None
+            assert await unit.table_stats(1) == (0, 0)
+            assert await unit.get(1, b"a", b"") is None
+        assert await backend.stored_keys(engine, 1) == []
+        assert await stats(engine, 1) == (0, 0)
+        await put(engine, 1, b"a", b"", b"later")
+        assert await read(engine, 1, b"a") == b"later"
+
+    backend.run(check)
+
+
+# Table statistics and dropping rows
+
+
+@contract
+async def test_table_stats_count_rows_and_sum_sizes_per_table(engine):
+    assert await stats(engine, 1) == (0, 0)
+    await put(engine, 1, b"a", b"", b"x", size=100)
+    await put(engine, 1, b"b", b"", b"x", size=23)
+    await put(engine, 2, b"a", b"", b"x", size=7)
+    assert await stats(engine, 1) == (2, 123)
+    assert await stats(engine, 2) == (1, 7)
+
+
+@contract
+async def test_table_stats_sum_sizes_past_32_bits(engine):
+    async with engine.transaction() as unit:
+        for number in range(12):
+            await unit.put(1, bytes([number]), b"", 400_000_000, b"x")
+    assert await stats(engine, 1) == (12, 4_800_000_000)
+
+
+@contract
+async def test_drop_rows_removes_one_table_only(engine):
+    await put(engine, 1, b"a", b"", b"x")
+    await put(engine, 1, b"b", b"r", b"x")
+    await put(engine, 2, b"a", b"", b"kept")
+    async with engine.transaction() as unit:
+        await unit.drop_rows(1)
+    assert await stats(engine, 1) == (0, 0)
+    assert await read(engine, 2, b"a") == b"kept"
+
+
+# Catalog
+
+
+@contract
+async def test_catalog_insert_get_update_delete(engine):
+    async with engine.transaction() as unit:
+        tid = await unit.catalog_insert("us-east-1", "Music", b'{"v":1}')
+    assert isinstance(tid, int)
+    async with engine.reader() as unit:
+        assert await unit.catalog_get("us-east-1", "Music") == (tid, b'{"v":1}')
+        assert await unit.catalog_get("us-east-1", "music") is None
+        assert await unit.catalog_get("eu-west-1", "Music") is None
+    async with engine.transaction() as unit:
+        await unit.catalog_update(tid, b'{"v":2}')
+    async with engine.reader() as unit:
+        assert await unit.catalog_get("us-east-1", "Music") == (tid, b'{"v":2}')
+    async with engine.transaction() as unit:
+        await unit.catalog_delete(tid)
+    async with engine.reader() as unit:
+        assert await unit.catalog_get("us-east-1", "Music") is None
+        assert await unit.catalog_list("us-east-1") == []
+
+
+@contract
+async def test_catalog_names_are_unique_per_region(engine):
+    async with engine.transaction() as unit:
+        first = await unit.catalog_insert("us-east-1", "t", b"1")
+        assert await unit.catalog_insert("us-east-1", "t", b"2") is None
+        other = await unit.catalog_insert("eu-west-1", "t", b"3")
+        # The transaction goes on after a refused insert (PostgreSQL aborts one that
+        # hits a unique violation, so the backend must not provoke it).
+        assert await unit.catalog_get("us-east-1", "t") == (first, b"1")
+    assert other not in (None, first)
+
+
+@contract
+async def test_catalog_list_is_per_region_in_code_point_order(engine):
+    names = ["b", "B", "a", "A", "_x", "1", "a.b", "a-b", "Z9", "z"]
+    async with engine.transaction() as unit:
+        for name in names:
+            await unit.catalog_insert("us-east-1", name, b"{}")
+        await unit.catalog_insert("eu-west-1", "elsewhere", b"{}")
+    async with engine.reader() as unit:
+        assert await unit.catalog_list("us-east-1") == sorted(names)
+        assert await unit.catalog_list("eu-west-1") == ["elsewhere"]
+        assert await unit.catalog_list("ap-south-1") == []
+
+
+@contract
+async def test_catalog_ids_are_never_reused(engine):
+    seen = set()
+    for _ in range(3):
+        async with engine.transaction() as unit:
+            tid = await unit.catalog_insert("r", "t", b"{}")
+        assert tid not in seen
+        seen.add(tid)
+        async with engine.transaction() as unit:
+            await unit.catalog_delete(tid)
+
+
+def test_catalog_ids_are_never_reused_after_a_restart(backend):
+    if not backend.persistent:
+        pytest.skip("an in-memory engine forgets everything when closed")
+
+    async def insert_and_delete(engine) -> int:
+        async with engine.transaction() as unit:
+            tid = await unit.catalog_insert("r", "t", b"{}")
+            await unit.catalog_delete(tid)
+        return tid
+
+    async def both():
+        async with backend.engine() as engine:
+            first = await insert_and_delete(engine)
+        async with backend.engine() as engine:
+            assert await insert_and_delete(engine) != first
+
+    asyncio.run(both())
+
+
+def test_data_survives_closing_and_reopening(backend):
+    if not backend.persistent:
+        pytest.skip("an in-memory engine forgets everything when closed")
+
+    async def both():
+        async with backend.engine() as engine:
+            await put(engine, 1, b"a", b"", b"doc", size=3)
+            async with engine.transaction() as unit:
+                tid = await unit.catalog_insert("r", "t", b"{}")
+        async with backend.engine() as engine:
+            assert await read(engine, 1, b"a") == b"doc"
+            assert await stats(engine, 1) == (1, 3)
+            async with engine.reader() as unit:
+                assert await unit.catalog_get("r", "t") == (tid, b"{}")
+
+    asyncio.run(both())
+
+
+# Key order: a range read will rely on the backend ordering key bytes as memcmp.
+
+_EDGE_BYTES = [b"", b"\x00", b"\x00\x00", b"\x00\x01", b"\x01", b"\x7f", b"\x7f\xff", b"\x80",
+               b"\x80\x00", b"\xfe", b"\xff", b"\xff\x00", b"\xff\xff", b"a", b"A", b"ab", b"b"]
+
+
+def test_backend_orders_key_bytes_as_memcmp(backend):
+    shuffle = random.Random(20260101)
+    hash_keys = _EDGE_BYTES + [shuffle.randbytes(shuffle.randint(1, 12)) for _ in range(150)]
+    range_keys = _EDGE_BYTES + [keys.encode("N", n) for n in
+                                ("-1E+125", "-12.5", "-12", "-1.05", "-1", "-1E-130", "0",
+                                 "1E-130", "1", "1.05", "12", "12.5", "1E+125")]
+    rows = [(hk, rk) for hk in hash_keys for rk in shuffle.sample(range_keys, 4)]
+    rows = list(dict.fromkeys(rows))
+    shuffle.shuffle(rows)
+
+    async def check(engine):
+        async with engine.transaction() as unit:
+            for hk, rk in rows:
+                await unit.put(7, hk, rk, 1, b"x")
+        assert await backend.stored_keys(engine, 7) == sorted(rows)
+
+    backend.run(check)
+
+
+# Concurrent writers (PostgreSQL): two engines are two okura nodes on one database.
+
+
+def test_locked_increments_from_two_nodes_lose_no_update(postgres):
+    rounds = 40
+
+    async def increment(engine) -> None:
+        for _ in range(rounds):
+            async with engine.transaction() as unit:
+                count = int(await unit.get(1, b"counter", b"", lock=True) or b"0")
+                await asyncio.sleep(0)  # let the other node's transaction interleave
+                await unit.put(1, b"counter", b"", 1, str(count + 1).encode())
+
+    async def race():
+        async with postgres.engine() as one, postgres.engine() as two:
+            await asyncio.gather(increment(one), increment(two), increment(one),
+                                 increment(two))
+            assert await read(one, 1, b"counter") == str(4 * rounds).encode()
+
+    asyncio.run(race())
+
+
+def test_put_if_absent_from_two_nodes_has_exactly_one_winner(postgres):
+    """Two conditional puts (attribute_not_exists) racing for one absent key."""
+
+    async def put_if_absent(engine, name: bytes) -> bool:
+        async with engine.transaction() as unit:
+            if await unit.get(1, b"key", b"", lock=True) is not None:
+                return False
+            await asyncio.sleep(0.01)  # both have read "absent" before either writes
+            await unit.put(1, b"key", b"", 1, name)
+            return True
+
+    async def race():
+        async with postgres.engine() as one, postgres.engine() as two:
+            names = [f"writer-{n}".encode() for n in range(10)]
+            won = await asyncio.gather(*(put_if_absent(one if n % 2 else two, name)
+                                         for n, name in enumerate(names)))
+            assert won.count(True) == 1
+            assert await read(one, 1, b"key") == names[won.index(True)]
+            assert await stats(two, 1) == (1, 1)
+
+    asyncio.run(race())
+
+
+def test_writer_of_an_absent_key_waits_for_the_claimant(postgres):
+    async def scenario(outcome: str) -> bytes | None:
+        key = outcome.encode()  # one key per scenario: they share the schema
+        async with postgres.engine() as one, postgres.engine() as two:
+            claimed, release = asyncio.Event(), asyncio.Event()
+
+            async def first():
+                with contextlib.suppress(Abandon):
+                    async with one.transaction() as unit:
+                        assert await unit.get(1, key, b"", lock=True) is None
+                        claimed.set()
+                        await release.wait()
+                        if outcome == "put":
+                            await unit.put(1, key, b"", 1, b"first")
+                        elif outcome == "rollback":
+                            await unit.put(1, key, b"", 1, b"rolled back")
+                            raise Abandon
+
+            async def second() -> bytes | None:
+                await claimed.wait()
+                async with two.transaction() as unit:
+                    return await unit.get(1, key, b"", lock=True)
+
+            first_task, second_task = asyncio.create_task(first()), asyncio.create_task(second())
+            try:
+                await asyncio.sleep(0.3)
+                waited = not second_task.done()
+            finally:
+                release.set()  # so that the engines can close whatever happened
+                await first_task
+            assert waited, "the second writer did not wait for the claim"
+            return await second_task
+
+    assert asyncio.run(scenario("put")) == b"first"
+    assert asyncio.run(scenario("rollback")) is None
+    assert asyncio.run(scenario("nothing")) is None
+
+
+def test_deadlock_surfaces_as_conflict_and_rolls_back(postgres):
+    async def lock_both(engine, first: bytes, second: bytes, both_hold: asyncio.Barrier):
+        async with engine.transaction() as unit:
+            await unit.get(1, first, b"", lock=True)
+            await unit.put(1, first, b"", 1, b"changed")
+            await both_hold.wait()
+            await unit.get(1, second, b"", lock=True)
+
+    async def race():
+        async with postgres.engine() as one, postgres.engine() as two:
+            await put(one, 1, b"a", b"", b"original")
+            await put(one, 1, b"b", b"", b"original")
+            both_hold = asyncio.Barrier(2)
+            outcomes = await asyncio.gather(lock_both(one, b"a", b"b", both_hold),
+                                            lock_both(two, b"b", b"a", both_hold),
+                                            return_exceptions=True)
+            assert outcomes.count(None) == 1
+            assert sum(isinstance(outcome, Conflict) for outcome in outcomes) == 1
+            winner = b"a" if outcomes[0] is None else b"b"
+            loser = b"b" if winner == b"a" else b"a"
+            assert await read(one, 1, winner) == b"changed"
+            assert await read(one, 1, loser) == b"original"
+            async with one.transaction() as unit:  # both pools still serve
+                await unit.put(1, b"c", b"", 1, b"x")
+            assert await read(two, 1, b"c") == b"x"
+
+    asyncio.run(race())
+
+
+def test_rows_read_in_a_transaction_stay_as_read_until_commit(postgres):
+    """Reads that must agree use transaction(): another node's write waits for it."""
+
+    async def scenario():
+        async with postgres.engine() as one, postgres.engine() as two:
+            await put(one, 1, b"a", b"", b"original")
+            read_once = asyncio.Event()
+
+            async def reads() -> tuple[bytes, bytes]:
+                async with one.transaction() as unit:
+                    first = await unit.get(1, b"a", b"")
+                    read_once.set()
+                    await asyncio.sleep(0.3)
+                    return first, await unit.get(1, b"a", b"")
+
+            async def write() -> None:
+                await read_once.wait()
+                await put(two, 1, b"a", b"", b"changed")
+
+            seen, _ = await asyncio.gather(reads(), write())
+            assert seen == (b"original", b"original")
+            assert await read(one, 1, b"a") == b"changed"
+
+    asyncio.run(scenario())
+
+
+def test_reader_does_not_see_uncommitted_writes(postgres):
+    async def scenario():
+        async with postgres.engine() as engine:
+            async with engine.transaction() as unit:
+                await unit.put(1, b"a", b"", 1, b"pending")
+                assert await read(engine, 1, b"a") is None
+            assert await read(engine, 1, b"a") == b"pending"
+
+    asyncio.run(scenario())
+
+
+# Schema migrations (PostgreSQL)
+
+
+def test_nodes_starting_together_migrate_once(postgres):
+    async def start():
+        engines = [postgres.make() for _ in range(4)]
+        await asyncio.gather(*(engine.open() for engine in engines))
+        try:
+            async with engines[0].pool.acquire() as connection:
+                assert await connection.fetchval(
+                    "SELECT value FROM okura_meta WHERE key='schema_version'") == "1"
+            async with engines[1].transaction() as unit:
+                assert await unit.catalog_insert("r", "t", b"{}") is not None
+        finally:
+            await asyncio.gather(*(engine.close() for engine in engines))
+
+    asyncio.run(start())
+
+
+def test_database_of_a_newer_okura_is_refused(postgres):
+    async def scenario():
+        async with postgres.engine() as engine:
+            await engine.pool.execute(
+                "UPDATE okura_meta SET value='9' WHERE key='schema_version'")
+        engine = postgres.make()
+        with pytest.raises(RuntimeError) as refused:
+            await engine.open()
+        assert str(refused.value) == "database holds schema version 9, this okura knows 1"
+        assert engine.pool is None
+
+    asyncio.run(scenario())
