@@ -12,6 +12,8 @@ mixing rule first (`check_mixing`), then each parameter's own rules. Texts marke
 """
 from __future__ import annotations
 
+from functools import reduce
+
 from okura import errors
 from okura.errors import DynamoError
 from okura.expressions.ast import And, Between, Call, Compare, Const, In, Not, Or, Path, Update
@@ -87,11 +89,7 @@ def condition(body: dict, param: str):
         return None
     translate = _expected if param == "Expected" else _condition
     parts = [translate(name, spec) for name, spec in conditions.items()]
-    join = Or if operator == "OR" else And
-    node = parts[0]
-    for part in parts[1:]:
-        node = join(node, part)
-    return node
+    return reduce(Or if operator == "OR" else And, parts)
 
 
 def key_condition(conditions: dict):
@@ -104,10 +102,7 @@ def key_condition(conditions: dict):
             raise errors.validation("Attempted conditional constraint is not an indexable "
                                     "operation")  # unverified
         parts.append(_node(name, op, values))
-    node = parts[0]
-    for part in parts[1:]:
-        node = And(node, part)
-    return node
+    return reduce(And, parts)
 
 
 def projection(names: list) -> Projection:
