@@ -30,7 +30,9 @@ async def handle(request, body: dict):
         condition_check(condition, body, old)
         return None if old is not None else items.UNCHANGED
 
-    old, _ = await items.write(request.app.db, table, key, change)
+    written = await items.write(request.app.db, table, key, change)
+    old = written.old
     return reply(old if return_values == "ALL_OLD" else None,
                  ConsumedCapacity=write_capacity(table, body, old, None),
-                 ItemCollectionMetrics=item_collection_metrics(table, body, key))
+                 ItemCollectionMetrics=item_collection_metrics(
+                     table, body, key, written.collection_size))

@@ -29,7 +29,9 @@ async def handle(request, body: dict):
         condition_check(condition, body, old)
         return item
 
-    old, _ = await items.write(request.app.db, table, item, change)
+    written = await items.write(request.app.db, table, item, change)
+    old = written.old
     return reply(old if return_values == "ALL_OLD" else None,
                  ConsumedCapacity=write_capacity(table, body, old, item),
-                 ItemCollectionMetrics=item_collection_metrics(table, body, item))
+                 ItemCollectionMetrics=item_collection_metrics(
+                     table, body, item, written.collection_size))

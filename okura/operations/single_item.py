@@ -4,17 +4,18 @@ from __future__ import annotations
 
 from okura import errors, expressions
 from okura.core import collections, index_entries
-from okura.core.catalog import ACTIVE, Table
+from okura.core.catalog import ACTIVE, UPDATING, Table
 from okura.core.indexes import Index
+from okura.operations import table_rules
 from okura.values import key_rules, sizes, validation
 
 
 async def active_table(request, name: str) -> Table:
-    """The table a data operation addresses; DynamoDB reports a missing table (or one
-    not yet ACTIVE) as not found."""
+    """The table a data operation addresses (by name or ARN). DynamoDB serves a table
+    while it is UPDATING, and reports one being created or deleted as not found."""
     db = request.app.db
-    table = await db.catalog.get(request.region, name)
-    if table is None or table.status(db.clock.now()) != ACTIVE:
+    table = await db.catalog.get(request.region, table_rules.table_name(name))
+    if table is None or table.status(db.clock.now()) not in (ACTIVE, UPDATING):
         raise errors.resource_not_found()
     return table
 

@@ -48,10 +48,12 @@ async def handle(request, body: dict):
         changed.extend(paths)
         return new
 
-    old, new = await items.write(request.app.db, table, key, change, sizes.UPDATE_TOO_LARGE)
+    written = await items.write(request.app.db, table, key, change, sizes.UPDATE_TOO_LARGE)
+    old, new = written.old, written.new
     return reply(_returned(return_values, old, new, changed),
                  ConsumedCapacity=write_capacity(table, body, old, new),
-                 ItemCollectionMetrics=item_collection_metrics(table, body, key))
+                 ItemCollectionMetrics=item_collection_metrics(
+                     table, body, key, written.collection_size))
 
 
 def _returned(return_values: str, old: dict | None, new: dict | None, paths: list) -> dict | None:
