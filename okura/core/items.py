@@ -71,11 +71,10 @@ async def get_raw(db, table: Table, key: dict) -> bytes | None:
         return await unit.get(table.id, hk, rk)
 
 
-async def write(db, table: Table, key: dict, decide: Decide,
-                too_large: str = ITEM_TOO_LARGE) -> Written:
+async def write(db, change: Change) -> Written:
     """Apply one item's decision atomically; its refusal is raised as it is."""
     try:
-        return (await write_all(db, [Change(table, key, decide, too_large)]))[0]
+        return (await write_all(db, [change]))[0]
     except Cancelled as cancelled:
         raise cancelled.reasons[0] from None
 

@@ -43,7 +43,6 @@ async def _one(request, entry: dict, tally: Tally) -> dict:
     if type(stmt) is partiql.Exists:
         raise partiql.messages.malformed("EXISTS is only allowed in transactions")  # unverified
     change = (await partiql_statements.write_change(request, stmt, entry)).change
-    old, new = await items.write(request.app.db, change.table, change.key, change.decide,
-                                 change.too_large)
+    old, new = await items.write(request.app.db, change)
     tally.add(change.table.name, write_units(old, new, transactional=False))
     return {"TableName": change.table.name}

@@ -5,19 +5,12 @@ from __future__ import annotations
 
 from okura import errors, shapes
 from okura.core import index_entries, items
-from okura.operations import table_rules
+from okura.operations import table_rules, write_actions
 from okura.operations.batch_keys import DistinctKeys
 from okura.operations.single_item import active_table, capacity_reply, item_collection_metrics
 from okura.values import key_rules, sizes, validation
 
 MAX_REQUESTS = 25
-
-
-def _decision(item: dict | None):
-    """A put stores `item` whatever was there; a delete removes what is there."""
-    if item is not None:
-        return lambda old: item
-    return lambda old: None if old is not None else items.UNCHANGED
 
 
 async def _checked(request, body: dict) -> list[tuple]:
@@ -60,7 +53,9 @@ async def handle(request, body: dict) -> dict:
     units: dict[str, float] = {}
     metrics: dict[str, list] = {}
     for table, key, item in planned:
-        written = await items.write(db, table, key, _decision(item))
+        change = (write_actions.put(table, item, None, body) if item is not None
+                  else write_actions.delete(table, key, None, body))
+        written = await items.write(db, change)
         size = max(sizes.item_size(written.old) if written.old else 0,
                    sizes.item_size(item) if item else 0)
         units[table.name] = units.get(table.name, 0.0) + sizes.write_units(size)

@@ -26,8 +26,7 @@ async def handle(request, body: dict):
         raise partiql.messages.malformed("EXISTS is only allowed in transactions")  # unverified
     action = await partiql_statements.write_change(request, stmt, body)
     change = action.change
-    old, new = await items.write(request.app.db, change.table, change.key, change.decide,
-                                 change.too_large)
+    old, new = await items.write(request.app.db, change)
     out = {"Items": []}
     capacity = write_capacity(change.table, body, old, new)
     if capacity is not None:

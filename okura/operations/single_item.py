@@ -3,6 +3,7 @@ compiling their expressions, and the optional parts of their replies."""
 from __future__ import annotations
 
 from okura import errors, expressions
+from okura.expressions import legacy
 from okura.core import collections, index_entries
 from okura.core.catalog import ACTIVE, UPDATING, Table
 from okura.core.indexes import Index
@@ -44,8 +45,47 @@ def resolver(body: dict, expression_params: tuple[str, ...],
     return expressions.Resolver(names, values)
 
 
+def write_expressions(body: dict, operation: str):
+    """(condition, update) of an item write, from its expressions or its legacy
+    parameters, after every check that needs no table. `update` is None but for
+    UpdateItem (and a transaction's Update)."""
+    legacy.check_mixing(body, operation)
+    updating = operation == "UpdateItem"
+    names = resolver(body, ("ConditionExpression", "UpdateExpression") if updating
+                     else ("ConditionExpression",))
+    update = None
+    if updating:
+        text = body.get("UpdateExpression")
+        updates = body.get("AttributeUpdates")
+        update = (expressions.update(text, names) if text is not None
+                  else legacy.update(updates) if updates else None)
+    text = body.get("ConditionExpression")
+    condition = (legacy.condition(body, "Expected") if text is None
+                 else expressions.condition(text, names))
+    names.finish()
+    return condition, update
+
+
+def old_or_none(body: dict) -> str:
+    """ReturnValues of PutItem and DeleteItem, which return nothing but the old item."""
+    return_values = body.get("ReturnValues", "NONE")
+    if return_values not in ("NONE", "ALL_OLD"):
+        raise errors.validation("ReturnValues can only be ALL_OLD or NONE")
+    return return_values
+
+
 def check_key(table: Table, key: dict) -> None:
     key_rules.check_key(key, table.schema)
+
+
+def check_key_untouched(table: Table, update) -> None:
+    """An update may not write a key attribute."""
+    for path in update.paths():
+        name = path.elements[0]
+        if name in table.key_names:
+            raise errors.validation(
+                "One or more parameter values were invalid: Cannot update attribute "
+                f"{name}. This attribute is part of the key")
 
 
 def condition_check(condition, body: dict, old: dict | None) -> None:

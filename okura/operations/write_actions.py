@@ -8,7 +8,8 @@ from typing import NamedTuple
 from okura import errors, expressions
 from okura.core import items
 from okura.core.catalog import Table
-from okura.operations.single_item import active_table, check_key, condition_check, resolver
+from okura.operations.single_item import (active_table, check_key, check_key_untouched,
+                                          condition_check, write_expressions)
 from okura.operations.table_rules import table_name
 from okura.values import key_rules, sizes, validation
 
@@ -37,15 +38,6 @@ def check_unique(actions: list[Action]) -> None:
         seen.add(where)
 
 
-def check_key_untouched(table: Table, update: expressions.Update) -> None:
-    for path in update.paths():
-        name = path.elements[0]
-        if name in table.key_names:
-            raise errors.validation(
-                "One or more parameter values were invalid: Cannot update attribute "
-                f"{name}. This attribute is part of the key")
-
-
 def put(table: Table, item: dict, condition, body: dict) -> items.Change:
     def decide(old):
         condition_check(condition, body, old)
@@ -53,17 +45,26 @@ def put(table: Table, item: dict, condition, body: dict) -> items.Change:
     return items.Change(table, item, decide)
 
 
-def update(table: Table, key: dict, upd: expressions.Update, condition, body: dict,
-           must_exist: bool = False) -> items.Change:
-    """An update as a transaction decides it: the new item's size is part of the
-    decision, so an update that grows an item past 400 KB cancels only its action.
-    `must_exist` (PartiQL UPDATE) refuses an absent item as a failed condition."""
+def update(table: Table, key: dict, upd: expressions.Update | None, condition, body: dict,
+           must_exist: bool = False, changed: list | None = None) -> items.Change:
+    """An update as UpdateItem and transactions decide it. The new item's size is
+    part of the decision, so an update that grows an item past 400 KB cancels only
+    its action. Without an update expression, an absent item is created with its
+    key alone; legacy DELETEs alone create nothing. `must_exist` (PartiQL UPDATE)
+    refuses an absent item as a failed condition; `changed` collects the updated
+    paths (for ReturnValues UPDATED_OLD/UPDATED_NEW)."""
     def decide(old):
         if must_exist and old is None:
             raise errors.conditional_check_failed()
         condition_check(condition, body, old)
-        new, _ = expressions.apply_update(upd, dict(key) if old is None else old)
+        if upd is None:
+            return dict(key) if old is None else items.UNCHANGED
+        if old is None and body.get("AttributeUpdates") and not (upd.sets or upd.adds):
+            return items.UNCHANGED
+        new, paths = expressions.apply_update(upd, dict(key) if old is None else old)
         sizes.check_item_size(new, sizes.UPDATE_TOO_LARGE)
+        if changed is not None:
+            changed.extend(paths)
         return new
     return items.Change(table, key, decide, sizes.UPDATE_TOO_LARGE)
 
@@ -105,14 +106,7 @@ async def from_request(request, entry: dict) -> Action:
     body = entry[kind]
     record = body["Item"] if kind == "Put" else body["Key"]
     validation.check_item(record)
-    params = ("ConditionExpression", "UpdateExpression") if kind == "Update" else (
-        "ConditionExpression",)
-    names = resolver(body, params)
-    text = body.get("UpdateExpression")
-    upd = None if text is None else expressions.update(text, names)
-    text = body.get("ConditionExpression")
-    condition = None if text is None else expressions.condition(text, names)
-    names.finish()
+    condition, upd = write_expressions(body, "UpdateItem" if kind == "Update" else "PutItem")
     table = await active_table(request, table_name(body["TableName"]))
     if kind == "Put":
         key_rules.check_item_keys(record, table.schema)
