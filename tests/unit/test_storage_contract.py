@@ -13,7 +13,7 @@ import asyncpg
 import pytest
 
 from okura.storage import keys
-from okura.storage.engine import Conflict
+from okura.storage.engine import Conflict, Locked
 from okura.storage.postgres import PostgresEngine
 from okura.storage.sqlite import SqliteEngine
 
@@ -261,6 +261,99 @@ def test_locked_read_of_absent_row_leaves_no_trace(backend):
         assert await read(engine, 1, b"a") == b"later"
 
     backend.run(check)
+
+
+# Range reads
+
+
+async def _fill(engine, rows: list[tuple[int, bytes, bytes]]) -> None:
+    async with engine.transaction() as unit:
+        for tid, hk, rk in rows:
+            await unit.put(tid, hk, rk, len(hk + rk), hk + b"/" + rk)
+
+
+@contract
+async def test_query_reads_one_partition_within_bounds_in_either_order(engine):
+    await _fill(engine, [(1, b"p", rk) for rk in (b"a", b"b", b"c", b"d")]
+                + [(1, b"q", b"b"), (2, b"p", b"b"), (1, b"p\x00", b"a")])
+    async with engine.reader() as unit:
+        def rks(rows):
+            return [rk for rk, _, _ in rows]
+
+        assert await unit.query(1, b"p", None, None, True, 10) == [
+            (rk, 2, b"p/" + rk) for rk in (b"a", b"b", b"c", b"d")]
+        assert rks(await unit.query(1, b"p", b"b", None, True, 10)) == [b"b", b"c", b"d"]
+        assert rks(await unit.query(1, b"p", None, b"c", True, 10)) == [b"a", b"b"]
+        assert rks(await unit.query(1, b"p", b"b", b"d", False, 10)) == [b"c", b"b"]
+        assert rks(await unit.query(1, b"p", None, None, False, 3)) == [b"d", b"c", b"b"]
+        assert await unit.query(1, b"none", None, None, True, 10) == []
+
+
+@contract
+async def test_scan_walks_hash_then_range_order_after_a_key_within_hash_bounds(engine):
+    rows = [(1, hk, rk) for hk in (b"a", b"b", b"c") for rk in (b"", b"x", b"y")]
+    await _fill(engine, rows + [(2, b"b", b"x")])
+    async with engine.reader() as unit:
+        def keys_of(found):
+            return [(hk, rk) for hk, rk, _, _ in found]
+
+        everything = [(hk, rk) for _, hk, rk in rows]
+        assert keys_of(await unit.scan(1, None, None, None, 100)) == everything
+        assert keys_of(await unit.scan(1, (b"a", b"y"), None, None, 2)) == everything[3:5]
+        assert keys_of(await unit.scan(1, None, b"b", b"c", 100)) == everything[3:6]
+        assert keys_of(await unit.scan(1, (b"b", b""), b"b", None, 100)) == everything[4:]
+        assert (await unit.scan(1, None, b"c", None, 1))[0] == (b"c", b"", 1, b"c/")
+
+
+@contract
+async def test_range_reads_skip_the_claim_of_an_absent_key(engine):
+    await _fill(engine, [(1, b"p", b"a")])
+    async with engine.transaction() as unit:
+        assert await unit.get(1, b"p", b"b", lock=True) is None
+        assert len(await unit.query(1, b"p", None, None, True, 10)) == 1
+        assert len(await unit.scan(1, None, None, None, 10)) == 1
+
+
+# Ids and idempotency tokens
+
+
+@contract
+async def test_new_ids_and_table_ids_come_from_one_sequence(engine):
+    async with engine.transaction() as unit:
+        ids = [await unit.new_id(), await unit.catalog_insert("r", "t", b"{}"),
+               await unit.new_id()]
+    assert len(set(ids)) == 3
+
+
+@contract
+async def test_token_is_claimed_then_settled_then_expires(engine):
+    async with engine.transaction() as unit:
+        assert await unit.token_claim("k", b"digest", 60.0, 0.0) is None
+        assert await unit.token_claim("k", b"other", 60.0, 1.0) == (b"digest", None)
+        await unit.token_settle("k", b"outcome", 600.0)
+        assert await unit.token_claim("k", b"other", 60.0, 599.0) == (b"digest", b"outcome")
+        assert await unit.token_claim("k", b"new", 900.0, 600.0) is None
+        assert await unit.token_claim("k", b"x", 900.0, 601.0) == (b"new", None)
+
+
+@contract
+async def test_released_token_may_be_claimed_again(engine):
+    async with engine.transaction() as unit:
+        assert await unit.token_claim("k", b"first", 60.0, 0.0) is None
+        await unit.token_release("k")
+        assert await unit.token_claim("k", b"second", 60.0, 0.0) is None
+        assert await unit.token_claim("k", b"third", 60.0, 0.0) == (b"second", None)
+
+
+@contract
+async def test_unlocked_row_is_read_without_waiting(engine):
+    await put(engine, 1, b"a", b"", b"doc")
+    async with engine.transaction() as unit:
+        assert await unit.get(1, b"a", b"", wait=False) == b"doc"
+        assert await unit.get(1, b"a", b"", lock=True, wait=False) == b"doc"
+        assert await unit.get(1, b"absent", b"", lock=True, wait=False) is None
+        await unit.put(1, b"absent", b"", 1, b"new")
+    assert await read(engine, 1, b"absent") == b"new"
 
 
 # Table statistics and dropping rows
@@ -564,6 +657,47 @@ def test_reader_does_not_see_uncommitted_writes(postgres):
             assert await read(engine, 1, b"a") == b"pending"
 
     asyncio.run(scenario())
+
+
+def test_locked_row_refuses_a_reader_that_does_not_wait(postgres):
+    """TransactGetItems and TransactWriteItems do not queue: a row (or the claim of an
+    absent key) that another transaction holds raises Locked, and the refused
+    transaction stays usable."""
+
+    async def scenario():
+        async with postgres.engine() as one, postgres.engine() as two:
+            await put(one, 1, b"held", b"", b"doc")
+            await put(one, 1, b"free", b"", b"free doc")
+            async with one.transaction() as holder:
+                await holder.get(1, b"held", b"", lock=True)
+                assert await holder.get(1, b"claimed", b"", lock=True) is None
+                async with two.transaction() as unit:
+                    for key, lock in ((b"held", True), (b"held", False), (b"claimed", True)):
+                        with pytest.raises(Locked):
+                            await unit.get(1, key, b"", lock=lock, wait=False)
+                    assert await unit.get(1, b"free", b"", lock=True, wait=False) == b"free doc"
+                    await unit.put(1, b"free", b"", 1, b"changed")
+            assert await read(two, 1, b"free") == b"changed"
+
+    asyncio.run(scenario())
+
+
+def test_token_claimed_from_two_nodes_at_once_has_one_holder(postgres):
+    async def claim(engine, digest: bytes):
+        async with engine.transaction() as unit:
+            held = await unit.token_claim("token", digest, 60.0, 0.0)
+            await asyncio.sleep(0.01)
+            return held
+
+    async def race():
+        async with postgres.engine() as one, postgres.engine() as two:
+            held = await asyncio.gather(*(claim(one if n % 2 else two, bytes([n]))
+                                          for n in range(6)))
+            assert held.count(None) == 1
+            winner = bytes([held.index(None)])
+            assert all(h == (winner, None) for h in held if h is not None)
+
+    asyncio.run(race())
 
 
 # Schema migrations (PostgreSQL)

@@ -29,27 +29,66 @@ import contextlib
 
 import asyncpg
 
-from okura.storage.engine import Conflict
+from okura.storage.engine import Conflict, Locked
 from okura.storage.postgres.migrations import migrate
 
 _KEY = " WHERE tid=$1 AND hk=$2 AND rk=$3"
 _GET = "SELECT doc FROM items" + _KEY
 _GET_SHARED = _GET + " FOR SHARE"
 _GET_LOCKED = _GET + " FOR UPDATE"
+# Without waiting: every lock wait inside the savepoint fails at once (lock_timeout
+# also covers the claim's wait on another claim, which NOWAIT cannot express), and a
+# failure rolls back to the savepoint, so the transaction stays usable.
+_NOWAIT_BEGIN = "SAVEPOINT nowait; SET LOCAL lock_timeout = 1"
+_NOWAIT_END = "SET LOCAL lock_timeout TO DEFAULT; RELEASE SAVEPOINT nowait"
+_NOWAIT_UNDO = "ROLLBACK TO SAVEPOINT nowait; RELEASE SAVEPOINT nowait"
 _CLAIM = ("INSERT INTO items(tid, hk, rk, size, doc) VALUES($1, $2, $3, 0, NULL)"
           " ON CONFLICT DO NOTHING RETURNING true")
 _PUT = ("INSERT INTO items(tid, hk, rk, size, doc) VALUES($1, $2, $3, $4, $5)"
         " ON CONFLICT (tid, hk, rk) DO UPDATE SET size=excluded.size, doc=excluded.doc")
 _DELETE = "DELETE FROM items" + _KEY
 # count(doc) skips the transaction's own unused claims (doc NULL, size 0).
+
+
+def _query_sql(lower: bool, upper: bool, forward: bool) -> str:
+    bounds = (" AND rk >= $3" if lower else "") + (f" AND rk < ${3 + lower}" if upper else "")
+    return (f"SELECT rk, size, doc FROM items WHERE tid=$1 AND hk=$2{bounds}"
+            f" AND doc IS NOT NULL ORDER BY rk {'ASC' if forward else 'DESC'}"
+            f" LIMIT ${3 + lower + upper}")
+
+
+def _scan_sql(after: bool, lower: bool, upper: bool) -> str:
+    where, number = ["tid=$1"], 2
+    for present, condition in ((after, "(hk, rk) > (${}, ${})"), (lower, "hk >= ${}"),
+                               (upper, "hk < ${}")):
+        if present:
+            count = condition.count("{}")
+            where.append(condition.format(*range(number, number + count)))
+            number += count
+    return (f"SELECT hk, rk, size, doc FROM items WHERE {' AND '.join(where)}"
+            f" AND doc IS NOT NULL ORDER BY hk, rk LIMIT ${number}")
+
+
+# doc IS NOT NULL: a transaction's own unused claims are not rows.
+_QUERIES = {(lo, hi, fw): _query_sql(lo, hi, fw)
+            for lo in (False, True) for hi in (False, True) for fw in (False, True)}
+_SCANS = {(af, lo, hi): _scan_sql(af, lo, hi)
+          for af in (False, True) for lo in (False, True) for hi in (False, True)}
 _STATS = "SELECT count(doc), coalesce(sum(size), 0) FROM items WHERE tid=$1"
 _DROP = "DELETE FROM items WHERE tid=$1"
 _CATALOG_GET = "SELECT id, doc FROM catalog WHERE region=$1 AND name=$2"
 _CATALOG_LIST = "SELECT name FROM catalog WHERE region=$1"
-_CATALOG_INSERT = ("INSERT INTO catalog(region, name, doc) VALUES($1, $2, $3)"
+_NEW_ID = "SELECT nextval('ids')"
+_CATALOG_INSERT = ("INSERT INTO catalog(id, region, name, doc) VALUES(nextval('ids'), $1, $2, $3)"
                    " ON CONFLICT (region, name) DO NOTHING RETURNING id")
 _CATALOG_UPDATE = "UPDATE catalog SET doc=$2 WHERE id=$1"
 _CATALOG_DELETE = "DELETE FROM catalog WHERE id=$1"
+_TOKENS_EXPIRE = "DELETE FROM tokens WHERE expires <= $1"
+_TOKEN_CLAIM = ("INSERT INTO tokens(key, digest, outcome, expires) VALUES($1, $2, NULL, $3)"
+                " ON CONFLICT (key) DO NOTHING RETURNING true")
+_TOKEN_GET = "SELECT digest, outcome FROM tokens WHERE key=$1"
+_TOKEN_SETTLE = "UPDATE tokens SET outcome=$2, expires=$3 WHERE key=$1"
+_TOKEN_RELEASE = "DELETE FROM tokens WHERE key=$1"
 
 
 async def _keep_session(connection: asyncpg.Connection) -> None:
@@ -88,6 +127,10 @@ class PostgresEngine:
     def reader(self) -> "_PostgresReader":
         return _PostgresReader(self.pool)
 
+    def after_commit(self, callback) -> bool:
+        # A transaction block ends with its COMMIT done: nothing is ever pending.
+        return False
+
 
 class _PostgresReader:
     """A pooled connection in autocommit: each statement sees one committed state."""
@@ -104,7 +147,8 @@ class _PostgresReader:
     async def __aexit__(self, exc_type, exc, tb) -> None:
         await self.pool.release(self.connection)
 
-    async def get(self, tid: int, hk: bytes, rk: bytes, lock: bool = False) -> bytes | None:
+    async def get(self, tid: int, hk: bytes, rk: bytes, lock: bool = False,
+                  wait: bool = True) -> bytes | None:
         return await self.connection.fetchval(_GET, tid, hk, rk)
 
     async def put(self, tid: int, hk: bytes, rk: bytes, size: int, doc: bytes) -> None:
@@ -113,12 +157,29 @@ class _PostgresReader:
     async def delete(self, tid: int, hk: bytes, rk: bytes) -> None:
         await self.connection.execute(_DELETE, tid, hk, rk)
 
+    async def query(self, tid: int, hk: bytes, lo: bytes | None, hi: bytes | None,
+                    forward: bool, limit: int) -> list[tuple[bytes, int, bytes]]:
+        bounds = [bound for bound in (lo, hi) if bound is not None]
+        rows = await self.connection.fetch(_QUERIES[lo is not None, hi is not None, forward],
+                                           tid, hk, *bounds, limit)
+        return [tuple(row) for row in rows]
+
+    async def scan(self, tid: int, after: tuple[bytes, bytes] | None, hk_lo: bytes | None,
+                   hk_hi: bytes | None, limit: int) -> list[tuple[bytes, bytes, int, bytes]]:
+        args = [*(after or ()), *(bound for bound in (hk_lo, hk_hi) if bound is not None)]
+        rows = await self.connection.fetch(
+            _SCANS[after is not None, hk_lo is not None, hk_hi is not None], tid, *args, limit)
+        return [tuple(row) for row in rows]
+
     async def table_stats(self, tid: int) -> tuple[int, int]:
         count, size = await self.connection.fetchrow(_STATS, tid)
         return count, size
 
     async def drop_rows(self, tid: int) -> None:
         await self.connection.execute(_DROP, tid)
+
+    async def new_id(self) -> int:
+        return await self.connection.fetchval(_NEW_ID)
 
     async def catalog_get(self, region: str, name: str) -> tuple[int, bytes] | None:
         row = await self.connection.fetchrow(_CATALOG_GET, region, name)
@@ -137,6 +198,22 @@ class _PostgresReader:
 
     async def catalog_delete(self, tid: int) -> None:
         await self.connection.execute(_CATALOG_DELETE, tid)
+
+    async def token_claim(self, key: str, digest: bytes, expires: float,
+                          now: float) -> tuple[bytes, bytes | None] | None:
+        await self.connection.execute(_TOKENS_EXPIRE, now)
+        # A concurrent claim of the same key from another node makes this insert wait
+        # for it, then do nothing: the read below sees the winner's claim.
+        if await self.connection.fetchval(_TOKEN_CLAIM, key, digest, expires):
+            return None
+        digest_held, outcome = await self.connection.fetchrow(_TOKEN_GET, key)
+        return digest_held, outcome
+
+    async def token_settle(self, key: str, outcome: bytes, expires: float) -> None:
+        await self.connection.execute(_TOKEN_SETTLE, key, outcome, expires)
+
+    async def token_release(self, key: str) -> None:
+        await self.connection.execute(_TOKEN_RELEASE, key)
 
 
 class _PostgresTransaction(_PostgresReader):
@@ -172,7 +249,21 @@ class _PostgresTransaction(_PostgresReader):
         finally:
             await self.pool.release(connection)
 
-    async def get(self, tid: int, hk: bytes, rk: bytes, lock: bool = False) -> bytes | None:
+    async def get(self, tid: int, hk: bytes, rk: bytes, lock: bool = False,
+                  wait: bool = True) -> bytes | None:
+        if wait:
+            return await self._read(tid, hk, rk, lock)
+        connection = self.connection
+        await connection.execute(_NOWAIT_BEGIN)
+        try:
+            doc = await self._read(tid, hk, rk, lock)
+        except asyncpg.LockNotAvailableError:
+            await connection.execute(_NOWAIT_UNDO)
+            raise Locked from None
+        await connection.execute(_NOWAIT_END)
+        return doc
+
+    async def _read(self, tid: int, hk: bytes, rk: bytes, lock: bool) -> bytes | None:
         if not lock:
             return await self.connection.fetchval(_GET_SHARED, tid, hk, rk)
         while True:

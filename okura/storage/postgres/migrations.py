@@ -17,12 +17,12 @@ _META = (
 # MIGRATIONS[n - 1] takes the schema from version n - 1 to version n.
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (
-        # Identity columns draw from a sequence, which never hands a value out twice,
-        # even across rollbacks: table ids are unique forever.
+        # One sequence numbers tables and indexes alike, so their row spaces never
+        # collide; a sequence never hands a value out twice, even across rollbacks.
+        "CREATE SEQUENCE ids",
         "CREATE TABLE catalog("
-        " id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
-        " region TEXT NOT NULL, name TEXT NOT NULL, doc BYTEA NOT NULL,"
-        " UNIQUE(region, name))",
+        " id BIGINT PRIMARY KEY, region TEXT NOT NULL, name TEXT NOT NULL,"
+        " doc BYTEA NOT NULL, UNIQUE(region, name))",
         # bytea compares as memcmp, the order storage/keys.py encodes. doc is NULL
         # only in a row a write transaction claimed for an absent key (see
         # postgres/engine.py); such a row is never committed.
@@ -30,6 +30,11 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         " tid BIGINT NOT NULL, hk BYTEA NOT NULL, rk BYTEA NOT NULL,"
         " size INTEGER NOT NULL, doc BYTEA,"
         " PRIMARY KEY(tid, hk, rk))",
+        # Idempotency tokens of transactions; outcome is NULL while one runs.
+        "CREATE TABLE tokens("
+        " key TEXT PRIMARY KEY, digest BYTEA NOT NULL, outcome BYTEA,"
+        " expires DOUBLE PRECISION NOT NULL)",
+        "CREATE INDEX tokens_expiry ON tokens(expires)",
     ),
 )
 
