@@ -12,6 +12,7 @@ import uuid
 import asyncpg
 import pytest
 
+from okura.server.http import _finish
 from okura.storage import keys
 from okura.storage.engine import Conflict, Locked
 from okura.storage.postgres import PostgresEngine
@@ -698,6 +699,28 @@ def test_token_claimed_from_two_nodes_at_once_has_one_holder(postgres):
             assert all(h == (winner, None) for h in held if h is not None)
 
     asyncio.run(race())
+
+
+def test_connections_open_for_handlers_run_outside_a_task(postgres):
+    """The server runs a handler by hand, outside any task, until it first waits;
+    the pool must still be able to open connections then."""
+
+    async def scenario():
+        async with postgres.engine() as engine:
+            await put(engine, 1, b"a", b"", b"doc")
+            loop = asyncio.get_running_loop()
+            started: list[asyncio.Future] = []
+
+            def eager():  # a plain callback, like HttpProtocol.on_message_complete
+                for _ in range(3):  # more than the pool's one idle connection
+                    coro = read(engine, 1, b"a")
+                    started.append(asyncio.ensure_future(_finish(coro, coro.send(None))))
+
+            loop.call_soon(eager)
+            await asyncio.sleep(0)
+            assert await asyncio.gather(*started) == [b"doc"] * 3
+
+    asyncio.run(scenario())
 
 
 # Schema migrations (PostgreSQL)

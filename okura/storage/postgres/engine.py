@@ -25,6 +25,7 @@ use INSERT ... ON CONFLICT, which CockroachDB and YugabyteDB also support.
 """
 from __future__ import annotations
 
+import asyncio
 import contextlib
 
 import asyncpg
@@ -141,7 +142,7 @@ class _PostgresReader:
         self.pool = pool
 
     async def __aenter__(self) -> "_PostgresReader":
-        self.connection = await self.pool.acquire()
+        self.connection = await _acquire(self.pool)
         return self
 
     async def __aexit__(self, exc_type, exc, tb) -> None:
@@ -222,7 +223,7 @@ class _PostgresTransaction(_PostgresReader):
     __slots__ = ("claims",)
 
     async def __aenter__(self) -> "_PostgresTransaction":
-        self.connection = await self.pool.acquire()
+        self.connection = await _acquire(self.pool)
         self.claims: set[tuple[int, bytes, bytes]] = set()
         try:
             await self.connection.execute("BEGIN")
@@ -282,6 +283,15 @@ class _PostgresTransaction(_PostgresReader):
     async def delete(self, tid: int, hk: bytes, rk: bytes) -> None:
         await self.connection.execute(_DELETE, tid, hk, rk)
         self.claims.discard((tid, hk, rk))
+
+
+async def _acquire(pool: asyncpg.Pool) -> asyncpg.Connection:
+    """A pooled connection. The server runs a handler outside any task until it first
+    waits (docs/decisions.md, eager handlers), but asyncpg opens a new connection under
+    asyncio.timeout, which needs a task: then the acquisition runs as one."""
+    if asyncio.current_task() is None:
+        return await asyncio.ensure_future(pool.acquire())
+    return await pool.acquire()
 
 
 def _raise_conflict(error: BaseException) -> None:
