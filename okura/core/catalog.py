@@ -3,7 +3,11 @@
 Each table is one document in storage, shaped like DynamoDB's TableDescription
 without the parts computed on demand (status after a delay, item count, size).
 Lookups are served from a per-process cache of Table objects; the storage
-document is the truth, so a cache miss reloads it.
+document is the truth, so a cache miss reloads it. Each document has a version:
+saves are compare-and-swap on it, and on storage shared by several processes
+every write checks, inside its transaction, that the version it planned with is
+still current (items.write_all). A stale plan raises CatalogChanged; the request
+is then run again with a fresh document.
 """
 from __future__ import annotations
 
@@ -19,14 +23,23 @@ ACTIVE, CREATING, UPDATING, DELETING = "ACTIVE", "CREATING", "UPDATING", "DELETI
 PRIVATE = ("Tags", "TimeToLive", "StatusUntil", "IndexIds", "IndexJobs")
 
 
+class CatalogChanged(Exception):
+    """A table's catalog document changed after a request read it; nothing was written."""
+
+    def __init__(self, table: "Table"):
+        super().__init__(f"catalog of {table.name} changed")
+        self.table = table
+
+
 class Table:
     """One table: its catalog document and what is derived from it once."""
 
-    __slots__ = ("id", "region", "name", "doc", "arn", "hash_key", "hash_type",
+    __slots__ = ("id", "version", "region", "name", "doc", "arn", "hash_key", "hash_type",
                  "range_key", "range_type", "key_names", "schema", "indexes")
 
-    def __init__(self, tid: int, region: str, account: str, doc: dict):
+    def __init__(self, tid: int, version: int, region: str, account: str, doc: dict):
         self.id = tid
+        self.version = version
         self.region = region
         self.name = doc["TableName"]
         self.doc = doc
@@ -79,7 +92,8 @@ class Catalog:
                 found = await unit.catalog_get(region, name)
             if found is None:
                 return None
-            table = Table(found[0], region, self.account, orjson.loads(found[1]))
+            tid, doc, version = found
+            table = Table(tid, version, region, self.account, orjson.loads(doc))
             self._cache[(region, name)] = table
             self.changed(table)
         if table.gone(self.clock.now()):
@@ -99,22 +113,27 @@ class Catalog:
             tid = await unit.catalog_insert(region, doc["TableName"], orjson.dumps(doc))
             if tid is None:
                 return None
+            version = 1
             names = [index["IndexName"] for kind in ("GlobalSecondaryIndexes",
                                                      "LocalSecondaryIndexes")
                      for index in doc.get(kind, ())]
             if names:
                 doc["IndexIds"] = {name: await unit.new_id() for name in names}
-                await unit.catalog_update(tid, orjson.dumps(doc))
-        table = Table(tid, region, self.account, doc)
+                version = await unit.catalog_update(tid, orjson.dumps(doc))
+        table = Table(tid, version, region, self.account, doc)
         self._cache[(region, table.name)] = table
         return table
 
     async def save(self, table: Table, doc: dict) -> Table:
         """Replace a table's document; returns the new Table (the old one stays unchanged,
-        so a request that already holds it sees one consistent version)."""
+        so a request that already holds it sees one consistent version). Raises
+        CatalogChanged if someone else changed the document since `table` was read."""
         async with self.engine.transaction() as unit:
-            await unit.catalog_update(table.id, orjson.dumps(doc))
-        new = Table(table.id, table.region, self.account, doc)
+            version = await unit.catalog_update(table.id, orjson.dumps(doc), table.version)
+        if version is None:
+            self.invalidate(table.id)
+            raise CatalogChanged(table)
+        new = Table(table.id, version, table.region, self.account, doc)
         self._cache[(table.region, table.name)] = new
         self.changed(new)
         return new
@@ -130,12 +149,18 @@ class Catalog:
             if finished:
                 await unit.catalog_delete(table.id)
             else:
-                await unit.catalog_update(table.id, orjson.dumps(doc))
+                version = await unit.catalog_update(table.id, orjson.dumps(doc))
         if finished:
             self._cache.pop((table.region, table.name), None)
         else:
-            self._cache[(table.region, table.name)] = Table(table.id, table.region,
+            self._cache[(table.region, table.name)] = Table(table.id, version, table.region,
                                                             self.account, doc)
+
+    def invalidate(self, tid: int) -> None:
+        """Forget a cached table: the next lookup reloads it from storage."""
+        for place, table in list(self._cache.items()):
+            if table.id == tid:
+                del self._cache[place]
 
     async def _forget(self, table: Table) -> None:
         async with self.engine.transaction() as unit:

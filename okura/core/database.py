@@ -15,6 +15,7 @@ class Database:
         self.catalog = Catalog(engine, self.clock, account)
         self.index_jobs = IndexJobs(self)
         self.catalog.changed = self.index_jobs.notice
+        engine.watch_catalog(self.catalog.invalidate)
 
     async def open(self) -> None:
         await self.engine.open()

@@ -16,7 +16,7 @@ import orjson
 
 from okura import errors
 from okura.core import index_entries
-from okura.core.catalog import Table
+from okura.core.catalog import CatalogChanged, Table
 from okura.core.streams import append as streams
 from okura.errors import DynamoError
 from okura.storage.engine import Locked
@@ -88,6 +88,8 @@ async def write_all(db, changes: list[Change], wait: bool = True,
     TransactionConflict. `await before_commit(unit, written)` joins the same storage
     transaction once every decision stands (an idempotency token's outcome)."""
     async with db.engine.transaction() as unit:
+        if db.engine.shared:
+            await _check_catalog(unit, changes)
         located, olds, reasons = [], [], []
         for change in changes:
             hk, rk = change.table.locate(change.key)
@@ -120,6 +122,19 @@ async def write_all(db, changes: list[Change], wait: bool = True,
         if before_commit is not None:
             await before_commit(unit, written)
     return written
+
+
+async def _check_catalog(unit, changes: list[Change]) -> None:
+    """Where several processes share storage, the table documents these changes were
+    planned with must still be current (a new index must not miss them); reading
+    the versions also holds them until this transaction ends."""
+    seen = set()
+    for change in changes:
+        table = change.table
+        if table.id not in seen:
+            seen.add(table.id)
+            if await unit.catalog_version(table.id) != table.version:
+                raise CatalogChanged(table)
 
 
 async def _store(db, unit, change: Change, hk: bytes, rk: bytes, old: dict | None,

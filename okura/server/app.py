@@ -9,6 +9,7 @@ import orjson
 
 from okura import errors
 from okura.config import Settings
+from okura.core.catalog import CatalogChanged
 from okura.core.clock import Clock
 from okura.core.database import Database
 from okura.core.ttl.sweeper import Sweeper
@@ -41,7 +42,12 @@ class App:
                 raise errors.serialization("Start of structure or map found where not expected.")  # unverified
             if not isinstance(body, dict):
                 raise errors.serialization("Start of structure or map found where not expected.")  # unverified
-            result = await handler(request, body)
+            try:
+                result = await handler(request, body)
+            except CatalogChanged:
+                # Another node changed the table while this request planned its write;
+                # nothing was written: run it once more against the fresh catalog.
+                result = await handler(request, body)
             return 200, result if isinstance(result, bytes) else orjson.dumps(result)
         except errors.DynamoError as error:
             return error.status, error.body()

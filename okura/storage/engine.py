@@ -69,17 +69,24 @@ class Transaction(Protocol):
         """A row-space id (for an index), never returned before; table ids come from the
         same sequence, so the two never collide."""
 
-    async def catalog_get(self, region: str, name: str) -> tuple[int, bytes] | None:
-        """(table id, catalog document) of a table, or None."""
+    async def catalog_get(self, region: str, name: str) -> tuple[int, bytes, int] | None:
+        """(table id, catalog document, its version) of a table, or None."""
 
     async def catalog_list(self, region: str) -> list[str]:
         """The names of all tables of a region, in ascending order."""
 
     async def catalog_insert(self, region: str, name: str, doc: bytes) -> int | None:
-        """Add a table and return its new id, unique forever; None if the name exists."""
+        """Add a table (version 1) and return its new id, unique forever; None if the
+        name exists."""
 
-    async def catalog_update(self, tid: int, doc: bytes) -> None:
-        """Replace a table's catalog document."""
+    async def catalog_update(self, tid: int, doc: bytes, expected: int | None = None) -> int | None:
+        """Replace a table's catalog document and return its new version (one more);
+        with `expected`, only if the version is still that (else None: compare-and-swap)."""
+
+    async def catalog_version(self, tid: int) -> int | None:
+        """A table's catalog version (None once it is gone). In a write transaction on a
+        shared engine it also holds the catalog row against change until the end, so a
+        write and a catalog change (say, a new index) never overlap."""
 
     async def catalog_delete(self, tid: int) -> None:
         """Remove a table from the catalog."""
@@ -100,6 +107,14 @@ class Transaction(Protocol):
 
 
 class Engine(Protocol):
+    # True when several okura processes may use the same storage at once (PostgreSQL):
+    # then a catalog cached in one process can go stale, and writes check its version.
+    shared: bool
+
+    def watch_catalog(self, callback: Callable[[int], None]) -> None:
+        """Call `callback(table id)` whenever another process changes a table's catalog
+        document (prompt cache invalidation; correctness rests on catalog_version)."""
+
     async def open(self) -> None:
         """Create or migrate the schema; called once before serving."""
 

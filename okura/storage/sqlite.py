@@ -30,7 +30,7 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS ids(id INTEGER PRIMARY KEY AUTOINCREMENT)",
     "CREATE TABLE IF NOT EXISTS catalog("
     " id INTEGER PRIMARY KEY, region TEXT NOT NULL, name TEXT NOT NULL,"
-    " doc BLOB NOT NULL, UNIQUE(region, name))",
+    " doc BLOB NOT NULL, version INTEGER NOT NULL DEFAULT 1, UNIQUE(region, name))",
     "CREATE TABLE IF NOT EXISTS items("
     " tid INTEGER NOT NULL, hk BLOB NOT NULL, rk BLOB NOT NULL, size INTEGER NOT NULL,"
     " doc BLOB NOT NULL, PRIMARY KEY(tid, hk, rk)) WITHOUT ROWID",
@@ -55,6 +55,8 @@ log = logging.getLogger("okura.storage")
 
 
 class SqliteEngine:
+    shared = False  # one process owns the file
+
     def __init__(self, path: str | None, durability: str = "process"):
         """`path` None keeps everything in memory."""
         self.path = path
@@ -115,6 +117,9 @@ class SqliteEngine:
                 self.db.execute("ROLLBACK")
         for waiter in waiters:
             waiter(error)
+
+    def watch_catalog(self, callback: Callable[[int], None]) -> None:
+        """Nobody else writes this file's catalog: there is nothing to watch."""
 
     def after_commit(self, callback: Callable[[BaseException | None], None]) -> bool:
         if not self._batch_open:
@@ -198,10 +203,9 @@ class _SqliteTransaction:
     async def new_id(self) -> int:
         return self.db.execute("INSERT INTO ids DEFAULT VALUES").lastrowid
 
-    async def catalog_get(self, region: str, name: str) -> tuple[int, bytes] | None:
-        row = self.db.execute("SELECT id, doc FROM catalog WHERE region=? AND name=?",
-                              (region, name)).fetchone()
-        return None if row is None else (row[0], row[1])
+    async def catalog_get(self, region: str, name: str) -> tuple[int, bytes, int] | None:
+        return self.db.execute("SELECT id, doc, version FROM catalog WHERE region=? AND name=?",
+                               (region, name)).fetchone()
 
     async def catalog_list(self, region: str) -> list[str]:
         rows = self.db.execute("SELECT name FROM catalog WHERE region=? ORDER BY name", (region,))
@@ -216,8 +220,19 @@ class _SqliteTransaction:
                         (tid, region, name, doc))
         return tid
 
-    async def catalog_update(self, tid: int, doc: bytes) -> None:
-        self.db.execute("UPDATE catalog SET doc=? WHERE id=?", (doc, tid))
+    async def catalog_update(self, tid: int, doc: bytes, expected: int | None = None) -> int | None:
+        if expected is None:
+            row = self.db.execute("UPDATE catalog SET doc=?, version=version+1 WHERE id=?"
+                                  " RETURNING version", (doc, tid)).fetchone()
+        else:
+            row = self.db.execute("UPDATE catalog SET doc=?, version=version+1"
+                                  " WHERE id=? AND version=? RETURNING version",
+                                  (doc, tid, expected)).fetchone()
+        return None if row is None else row[0]
+
+    async def catalog_version(self, tid: int) -> int | None:
+        row = self.db.execute("SELECT version FROM catalog WHERE id=?", (tid,)).fetchone()
+        return None if row is None else row[0]
 
     async def catalog_delete(self, tid: int) -> None:
         self.db.execute("DELETE FROM catalog WHERE id=?", (tid,))

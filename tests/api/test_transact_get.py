@@ -53,17 +53,24 @@ def test_reads_one_state_while_transfers_run(server, table):
 
     def transfer():
         client = server.client()
-        for i in range(60):
-            source, target = ("a", "b") if i % 2 == 0 else ("b", "a")
-            step = {":d": {"N": "7"}}
-            client.transact_write_items(TransactItems=[
-                {"Update": {"TableName": table, "Key": {"pk": {"S": source}},
-                            "UpdateExpression": "SET n = n - :d",
-                            "ExpressionAttributeValues": step}},
-                {"Update": {"TableName": table, "Key": {"pk": {"S": target}},
-                            "UpdateExpression": "SET n = n + :d",
-                            "ExpressionAttributeValues": step}}])
-        done.set()
+        try:
+            for i in range(60):
+                source, target = ("a", "b") if i % 2 == 0 else ("b", "a")
+                step = {":d": {"N": "7"}}
+                while True:
+                    try:
+                        client.transact_write_items(TransactItems=[
+                            {"Update": {"TableName": table, "Key": {"pk": {"S": source}},
+                                        "UpdateExpression": "SET n = n - :d",
+                                        "ExpressionAttributeValues": step}},
+                            {"Update": {"TableName": table, "Key": {"pk": {"S": target}},
+                                        "UpdateExpression": "SET n = n + :d",
+                                        "ExpressionAttributeValues": step}}])
+                        break
+                    except ClientError as error:  # a conflict with an audit in flight: retry
+                        assert error.response["Error"]["Code"] == "TransactionCanceledException"
+        finally:
+            done.set()
 
     totals = []
 

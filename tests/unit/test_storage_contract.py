@@ -16,6 +16,7 @@ from okura.server.http import _finish
 from okura.storage import keys
 from okura.storage.engine import Conflict, Locked
 from okura.storage.postgres import PostgresEngine
+from okura.storage.postgres.migrations import MIGRATIONS
 from okura.storage.sqlite import SqliteEngine
 
 
@@ -398,18 +399,33 @@ async def test_catalog_insert_get_update_delete(engine):
         tid = await unit.catalog_insert("us-east-1", "Music", b'{"v":1}')
     assert isinstance(tid, int)
     async with engine.reader() as unit:
-        assert await unit.catalog_get("us-east-1", "Music") == (tid, b'{"v":1}')
+        assert await unit.catalog_get("us-east-1", "Music") == (tid, b'{"v":1}', 1)
         assert await unit.catalog_get("us-east-1", "music") is None
         assert await unit.catalog_get("eu-west-1", "Music") is None
     async with engine.transaction() as unit:
-        await unit.catalog_update(tid, b'{"v":2}')
+        assert await unit.catalog_update(tid, b'{"v":2}') == 2
     async with engine.reader() as unit:
-        assert await unit.catalog_get("us-east-1", "Music") == (tid, b'{"v":2}')
+        assert await unit.catalog_get("us-east-1", "Music") == (tid, b'{"v":2}', 2)
+        assert await unit.catalog_version(tid) == 2
     async with engine.transaction() as unit:
         await unit.catalog_delete(tid)
     async with engine.reader() as unit:
         assert await unit.catalog_get("us-east-1", "Music") is None
         assert await unit.catalog_list("us-east-1") == []
+
+
+@contract
+async def test_catalog_update_compares_and_swaps_versions(engine):
+    async with engine.transaction() as unit:
+        tid = await unit.catalog_insert("us-east-1", "Swap", b"a")
+    async with engine.transaction() as unit:
+        assert await unit.catalog_update(tid, b"b", expected=1) == 2
+        assert await unit.catalog_update(tid, b"stale", expected=1) is None
+    async with engine.reader() as unit:
+        assert await unit.catalog_get("us-east-1", "Swap") == (tid, b"b", 2)
+    async with engine.transaction() as unit:
+        await unit.catalog_delete(tid)
+        assert await unit.catalog_version(tid) is None
 
 
 @contract
@@ -420,7 +436,7 @@ async def test_catalog_names_are_unique_per_region(engine):
         other = await unit.catalog_insert("eu-west-1", "t", b"3")
         # The transaction goes on after a refused insert (PostgreSQL aborts one that
         # hits a unique violation, so the backend must not provoke it).
-        assert await unit.catalog_get("us-east-1", "t") == (first, b"1")
+        assert await unit.catalog_get("us-east-1", "t") == (first, b"1", 1)
     assert other not in (None, first)
 
 
@@ -481,7 +497,7 @@ def test_data_survives_closing_and_reopening(backend):
             assert await read(engine, 1, b"a") == b"doc"
             assert await stats(engine, 1) == (1, 3)
             async with engine.reader() as unit:
-                assert await unit.catalog_get("r", "t") == (tid, b"{}")
+                assert await unit.catalog_get("r", "t") == (tid, b"{}", 1)
 
     asyncio.run(both())
 
@@ -733,7 +749,7 @@ def test_nodes_starting_together_migrate_once(postgres):
         try:
             async with engines[0].pool.acquire() as connection:
                 assert await connection.fetchval(
-                    "SELECT value FROM okura_meta WHERE key='schema_version'") == "1"
+                    "SELECT value FROM okura_meta WHERE key='schema_version'") == str(len(MIGRATIONS))
             async with engines[1].transaction() as unit:
                 assert await unit.catalog_insert("r", "t", b"{}") is not None
         finally:
@@ -750,7 +766,8 @@ def test_database_of_a_newer_okura_is_refused(postgres):
         engine = postgres.make()
         with pytest.raises(RuntimeError) as refused:
             await engine.open()
-        assert str(refused.value) == "database holds schema version 9, this okura knows 1"
+        assert str(refused.value) == (
+            f"database holds schema version 9, this okura knows {len(MIGRATIONS)}")
         assert engine.pool is None
 
     asyncio.run(scenario())

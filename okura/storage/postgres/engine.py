@@ -77,12 +77,19 @@ _SCANS = {(af, lo, hi): _scan_sql(af, lo, hi)
           for af in (False, True) for lo in (False, True) for hi in (False, True)}
 _STATS = "SELECT count(doc), coalesce(sum(size), 0) FROM items WHERE tid=$1"
 _DROP = "DELETE FROM items WHERE tid=$1"
-_CATALOG_GET = "SELECT id, doc FROM catalog WHERE region=$1 AND name=$2"
+_CATALOG_GET = "SELECT id, doc, version FROM catalog WHERE region=$1 AND name=$2"
+_CATALOG_VERSION = "SELECT version FROM catalog WHERE id=$1"
+# Holds the row against a catalog change until the writing transaction ends.
+_CATALOG_VERSION_SHARED = _CATALOG_VERSION + " FOR SHARE"
+_CATALOG_CHANNEL = "okura_catalog"
+_CATALOG_NOTIFY = f"SELECT pg_notify('{_CATALOG_CHANNEL}', $1::text)"
 _CATALOG_LIST = "SELECT name FROM catalog WHERE region=$1"
 _NEW_ID = "SELECT nextval('ids')"
 _CATALOG_INSERT = ("INSERT INTO catalog(id, region, name, doc) VALUES(nextval('ids'), $1, $2, $3)"
                    " ON CONFLICT (region, name) DO NOTHING RETURNING id")
-_CATALOG_UPDATE = "UPDATE catalog SET doc=$2 WHERE id=$1"
+_CATALOG_UPDATE = "UPDATE catalog SET doc=$2, version=version+1 WHERE id=$1 RETURNING version"
+_CATALOG_SWAP = ("UPDATE catalog SET doc=$2, version=version+1 WHERE id=$1 AND version=$3"
+                 " RETURNING version")
 _CATALOG_DELETE = "DELETE FROM catalog WHERE id=$1"
 _TOKENS_EXPIRE = "DELETE FROM tokens WHERE expires <= $1"
 _TOKEN_CLAIM = ("INSERT INTO tokens(key, digest, outcome, expires) VALUES($1, $2, NULL, $3)"
@@ -98,6 +105,8 @@ async def _keep_session(connection: asyncpg.Connection) -> None:
 
 
 class PostgresEngine:
+    shared = True  # any number of okura processes may serve one database
+
     def __init__(self, dsn: str, min_connections: int = 1, max_connections: int = 20):
         """`dsn` is a postgresql:// URL; its unknown query parameters become session
         settings (`?search_path=okura` keeps okura's tables in that schema)."""
@@ -105,6 +114,8 @@ class PostgresEngine:
         self.min_connections = min_connections
         self.max_connections = max_connections
         self.pool: asyncpg.Pool | None = None
+        self._catalog_watchers: list = []
+        self._listener: asyncpg.Connection | None = None
 
     async def open(self) -> None:
         pool = await asyncpg.create_pool(self.dsn, min_size=self.min_connections,
@@ -116,8 +127,28 @@ class PostgresEngine:
             await pool.close()
             raise
         self.pool = pool
+        if self._catalog_watchers:
+            # LISTEN is PostgreSQL's (CockroachDB lacks it): where it is missing, other
+            # nodes' catalog changes are noticed by writes (catalog_version), not at once.
+            self._listener = await pool.acquire()
+            try:
+                await self._listener.add_listener(_CATALOG_CHANNEL, self._catalog_changed)
+            except asyncpg.PostgresError:
+                await pool.release(self._listener)
+                self._listener = None
+
+    def watch_catalog(self, callback) -> None:
+        self._catalog_watchers.append(callback)
+
+    def _catalog_changed(self, connection, pid, channel, payload: str) -> None:
+        for callback in self._catalog_watchers:
+            callback(int(payload))
 
     async def close(self) -> None:
+        if self._listener is not None:
+            await self._listener.remove_listener(_CATALOG_CHANNEL, self._catalog_changed)
+            await self.pool.release(self._listener)
+            self._listener = None
         if self.pool is not None:
             await self.pool.close()
             self.pool = None
@@ -137,6 +168,7 @@ class _PostgresReader:
     """A pooled connection in autocommit: each statement sees one committed state."""
 
     __slots__ = ("pool", "connection")
+    _version_sql = _CATALOG_VERSION
 
     def __init__(self, pool: asyncpg.Pool):
         self.pool = pool
@@ -182,9 +214,12 @@ class _PostgresReader:
     async def new_id(self) -> int:
         return await self.connection.fetchval(_NEW_ID)
 
-    async def catalog_get(self, region: str, name: str) -> tuple[int, bytes] | None:
+    async def catalog_get(self, region: str, name: str) -> tuple[int, bytes, int] | None:
         row = await self.connection.fetchrow(_CATALOG_GET, region, name)
-        return None if row is None else (row[0], row[1])
+        return None if row is None else tuple(row)
+
+    async def catalog_version(self, tid: int) -> int | None:
+        return await self.connection.fetchval(self._version_sql, tid)
 
     async def catalog_list(self, region: str) -> list[str]:
         # Sorted here, not by ORDER BY: the database's collation may not order by code
@@ -194,11 +229,18 @@ class _PostgresReader:
     async def catalog_insert(self, region: str, name: str, doc: bytes) -> int | None:
         return await self.connection.fetchval(_CATALOG_INSERT, region, name, doc)
 
-    async def catalog_update(self, tid: int, doc: bytes) -> None:
-        await self.connection.execute(_CATALOG_UPDATE, tid, doc)
+    async def catalog_update(self, tid: int, doc: bytes, expected: int | None = None) -> int | None:
+        if expected is None:
+            version = await self.connection.fetchval(_CATALOG_UPDATE, tid, doc)
+        else:
+            version = await self.connection.fetchval(_CATALOG_SWAP, tid, doc, expected)
+        if version is not None:
+            await self.connection.execute(_CATALOG_NOTIFY, str(tid))
+        return version
 
     async def catalog_delete(self, tid: int) -> None:
         await self.connection.execute(_CATALOG_DELETE, tid)
+        await self.connection.execute(_CATALOG_NOTIFY, str(tid))
 
     async def token_claim(self, key: str, digest: bytes, expires: float,
                           now: float) -> tuple[bytes, bytes | None] | None:
@@ -221,6 +263,7 @@ class _PostgresTransaction(_PostgresReader):
     """BEGIN ... COMMIT on one pooled connection, with the claims of absent keys."""
 
     __slots__ = ("claims",)
+    _version_sql = _CATALOG_VERSION_SHARED
 
     async def __aenter__(self) -> "_PostgresTransaction":
         self.connection = await _acquire(self.pool)

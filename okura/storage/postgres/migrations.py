@@ -36,6 +36,11 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         " expires DOUBLE PRECISION NOT NULL)",
         "CREATE INDEX tokens_expiry ON tokens(expires)",
     ),
+    (
+        # Catalog documents get versions: saves compare-and-swap on them, and writes
+        # check theirs (in their transaction) against the document they planned with.
+        "ALTER TABLE catalog ADD COLUMN version BIGINT NOT NULL DEFAULT 1",
+    ),
 )
 
 
