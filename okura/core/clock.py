@@ -1,22 +1,75 @@
 """The one clock of a server. All time in core comes from here, so that tests
-and users can move it forward (TTL expiry, stream retention, status delays)."""
+and users can move it forward (TTL expiry, stream retention, status delays).
+
+On storage shared by several nodes the offset (how far the clock runs ahead of
+real time) is shared too: it lives in one storage row, `advance` moves it there
+under a row lock, and every node re-reads it every REFRESH seconds (`follow`).
+`now()` itself never touches storage: it is on every request's path.
+"""
 from __future__ import annotations
 
+import asyncio
+import logging
 import time
+
+# Row space of the shared offset: far below the -table.id spaces of item collections.
+SPACE = -(1 << 62)
+_HK, _RK = b"clock", b""
+REFRESH = 0.2  # seconds: a move through one node shows on the others within this
+log = logging.getLogger("okura.clock")
 
 
 class Clock:
-    __slots__ = ("offset",)
+    __slots__ = ("offset", "_engine")
 
     def __init__(self, offset: float = 0.0):
         self.offset = offset
+        self._engine = None
 
     def now(self) -> float:
         """Seconds since the epoch, as the server sees them."""
         return time.time() + self.offset
 
-    def advance(self, seconds: float) -> float:
+    async def share(self, engine) -> None:
+        """Keep the offset in `engine` from now on; a start-up offset ahead of the
+        stored one moves the shared clock forward to it."""
+        self._engine = engine
+        await self._move(0.0)
+
+    async def advance(self, seconds: float) -> float:
         if seconds < 0:
             raise ValueError("the clock only moves forward")
-        self.offset += seconds
+        if self._engine is None:
+            self.offset += seconds
+        else:
+            await self._move(seconds)
         return self.now()
+
+    async def refresh(self) -> None:
+        """Take up a move made through another node."""
+        async with self._engine.reader() as unit:
+            raw = await unit.get(SPACE, _HK, _RK)
+        if raw is not None:
+            self.offset = max(self.offset, float(raw))
+
+    async def follow(self) -> None:
+        """Refresh every REFRESH seconds until cancelled."""
+        while True:
+            await asyncio.sleep(REFRESH)
+            try:
+                await self.refresh()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("reading the shared clock failed; retrying")
+
+    async def _move(self, seconds: float) -> None:
+        # Moves through several nodes add up: each starts from the larger of the
+        # stored offset and the one this node already follows.
+        async with self._engine.transaction() as unit:
+            raw = await unit.get(SPACE, _HK, _RK, lock=True)
+            stored = 0.0 if raw is None else float(raw)
+            offset = max(stored, self.offset) + seconds
+            if raw is None or offset != stored:
+                await unit.put(SPACE, _HK, _RK, 0, repr(offset).encode())
+        self.offset = offset

@@ -8,20 +8,28 @@ durable: a backfill indexes the table's rows in bounded chunks, each chunk in it
 own storage transaction, then records the position it reached. Writes maintain a
 CREATING index from the moment it is declared, so a row the backfill has passed
 and a row it has not reached yet both end up indexed; re-indexing a row is
-idempotent. A job starts when its table's catalog entry is loaded or changed.
+idempotent; the backfill reads each row locked, so a write in flight on another
+node finishes before the row is indexed (or waits until it is). A job starts when
+its table's catalog entry is loaded or changed, on every node; the node holding
+the table's "index-jobs/<id>" lease runs it, the others watch the lease and take
+over when its holder stops renewing it (it died). A chunk whose progress could not
+be saved (the document changed meanwhile) is done again: indexing is idempotent.
 """
 from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
 
 import orjson
 
-from okura.core import index_entries
-from okura.core.catalog import ACTIVE, DELETING, Table
+from okura.core import index_entries, leases
+from okura.core.catalog import ACTIVE, DELETING, CatalogChanged, Table
+from okura.storage.engine import Conflict
 
 CHUNK = 256  # rows indexed per transaction: bounds the pause other requests see
 POLL = 0.05  # seconds between looks at a job not due yet (the clock may be moved)
+LEASE_TIME = 5.0  # seconds a node holds a table's jobs without renewing (every chunk)
 GLOBAL = "GlobalSecondaryIndexes"
 log = logging.getLogger("okura.index_jobs")
 
@@ -30,6 +38,7 @@ class IndexJobs:
     def __init__(self, db):
         self.db = db
         self._running: dict[tuple[str, int], asyncio.Task] = {}
+        self.holder = uuid.uuid4().hex  # this node, for the leases
 
     def notice(self, table: Table) -> None:
         """Run the table's pending jobs unless they already run here."""
@@ -48,13 +57,21 @@ class IndexJobs:
                 if not jobs:
                     return
                 index_name, job = next(iter(jobs.items()))
-                if job["Start"] > self.db.clock.now():
+                now = self.db.clock.now()
+                if job["Start"] > now:
                     await asyncio.sleep(POLL)
                     continue
-                if job["Action"] == "Delete":
-                    await self._drop(table, index_name)
-                else:
-                    await self._backfill(table, index_name, job)
+                if not await leases.acquire(self.db, f"index-jobs/{key[1]}", self.holder,
+                                            now, now + LEASE_TIME):
+                    await asyncio.sleep(LEASE_TIME / 10)  # another node runs it: watch
+                    continue
+                try:
+                    if job["Action"] == "Delete":
+                        await self._drop(table, index_name)
+                    else:
+                        await self._backfill(table, index_name, job)
+                except (CatalogChanged, Conflict):
+                    pass  # reload the document and go on from its saved progress
                 await asyncio.sleep(0)  # let waiting requests run between chunks
         except Exception:
             log.exception("index job on table %s failed; it resumes when the table is loaded",
@@ -67,7 +84,10 @@ class IndexJobs:
         after = None if job["After"] is None else tuple(map(bytes.fromhex, job["After"]))
         async with self.db.engine.transaction() as unit:
             rows = await unit.scan(table.id, after, None, None, CHUNK)
-            for hk, rk, _, raw in rows:
+            for hk, rk, _, _ in rows:
+                raw = await unit.get(table.id, hk, rk, lock=True)
+                if raw is None:
+                    continue  # deleted since the scan
                 item = orjson.loads(raw)
                 if not index_entries.indexable(index, item):
                     continue  # an index key violation stays out of the index

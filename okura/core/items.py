@@ -19,9 +19,10 @@ from okura.core import index_entries
 from okura.core.catalog import CatalogChanged, Table
 from okura.core.streams import append as streams
 from okura.errors import DynamoError
-from okura.storage.engine import Locked
+from okura.storage.engine import Conflict, Locked
 from okura.values.sizes import ITEM_TOO_LARGE, check_item_size, item_size
 
+WRITE_ATTEMPTS = 4  # runs of a single-item write that keeps losing races (Conflict)
 # What a decision returns to leave the stored item exactly as it is.
 UNCHANGED = object()
 
@@ -72,11 +73,17 @@ async def get_raw(db, table: Table, key: dict) -> bytes | None:
 
 
 async def write(db, change: Change) -> Written:
-    """Apply one item's decision atomically; its refusal is raised as it is."""
-    try:
-        return (await write_all(db, [change]))[0]
-    except Cancelled as cancelled:
-        raise cancelled.reasons[0] from None
+    """Apply one item's decision atomically; its refusal is raised as it is. A lost
+    race the database reports (Conflict: nothing was stored) is run again: DynamoDB
+    serialises single-item writes, it never fails one for a concurrent writer."""
+    for attempt in range(WRITE_ATTEMPTS):
+        try:
+            return (await write_all(db, [change]))[0]
+        except Cancelled as cancelled:
+            raise cancelled.reasons[0] from None
+        except Conflict:
+            if attempt == WRITE_ATTEMPTS - 1:
+                raise
 
 
 async def write_all(db, changes: list[Change], wait: bool = True,

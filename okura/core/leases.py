@@ -1,19 +1,22 @@
-"""Leases: which node runs a background duty (the TTL sweeper; later triggers)
-when several okura nodes share one database.
+"""Leases: which node runs a background duty (the TTL sweeper, index backfills; later
+triggers) when several okura nodes share one database.
 
 A lease is one row in the LEASES row space: its holder and the time it runs out.
 A node takes it when it is free, expired, or already its own, and renews it well
 before it runs out; a node that dies simply stops renewing, and another takes
 over once the lease has expired. The check-and-take is one storage transaction
-that locks the row. Two nodes racing for a lease nobody ever held may both win
-that first round; the duties guarded by leases tolerate that (the sweeper's
-deletes are conditional on the item still being expired).
+that locks the row (an absent row is claimed, docs/postgres.md), so two nodes never
+both win one round. Lease times are the shared clock's: moving the clock forward
+ends leases early, and whoever asks next holds the lease from then on. The duties
+guarded by leases tolerate a stale holder finishing its step (the sweeper's deletes
+are conditional on the item still being expired; indexing a row is idempotent).
 """
 from __future__ import annotations
 
 import orjson
 
-LEASES = -3  # row space of leases (table ids are positive)
+# Row space of leases: far below the -table.id spaces of item collections.
+LEASES = -(1 << 62) - 1
 
 
 async def acquire(db, name: str, holder: str, now: float, until: float) -> bool:

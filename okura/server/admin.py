@@ -4,7 +4,8 @@ Documented in docs/admin.md.
 
 - GET  /okura/clock: {"now": epoch seconds, "offset": seconds ahead of real time}
 - POST /okura/clock {"advance": seconds}: move the server's clock forward and
-  reply as GET does. The clock never moves back.
+  reply as GET does. The clock never moves back. On a shared database the move
+  is stored there, and every node follows it (core/clock.py).
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ def _clock_state(clock) -> tuple[int, bytes]:
     return 200, orjson.dumps({"now": clock.now(), "offset": clock.offset})
 
 
-def handle(app, method: bytes, path: bytes, body: bytes) -> tuple[int, bytes]:
+async def handle(app, method: bytes, path: bytes, body: bytes) -> tuple[int, bytes]:
     """(status, JSON body) of one admin request."""
     if path.split(b"?", 1)[0] != b"/okura/clock":
         return _error(404, "no such admin endpoint")
@@ -39,5 +40,5 @@ def handle(app, method: bytes, path: bytes, body: bytes) -> tuple[int, bytes]:
     seconds = request.get("advance") if isinstance(request, dict) else None
     if type(seconds) not in (int, float) or not math.isfinite(seconds) or seconds < 0:
         return _error(400, '"advance" must be a non-negative number of seconds')
-    clock.advance(seconds)
+    await clock.advance(seconds)
     return _clock_state(clock)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+from urllib.parse import urlsplit, urlunsplit
 
 import orjson
 
@@ -18,6 +19,9 @@ from okura.server.http import HttpProtocol, decode_body, request_ids
 from okura.server.router import ROUTES
 
 log = logging.getLogger("okura")
+# Runs of a request whose table's catalog keeps changing underneath it (an index
+# backfill on another node saves its progress every chunk).
+CATALOG_RERUNS = 3
 
 
 class App:
@@ -42,12 +46,15 @@ class App:
                 raise errors.serialization("Start of structure or map found where not expected.")  # unverified
             if not isinstance(body, dict):
                 raise errors.serialization("Start of structure or map found where not expected.")  # unverified
-            try:
-                result = await handler(request, body)
-            except CatalogChanged:
-                # Another node changed the table while this request planned its write;
-                # nothing was written: run it once more against the fresh catalog.
-                result = await handler(request, body)
+            for attempt in range(CATALOG_RERUNS):
+                try:
+                    result = await handler(request, body)
+                    break
+                except CatalogChanged:
+                    # Another node changed the table while this request planned its
+                    # write; nothing was written: run it again on the fresh catalog.
+                    if attempt == CATALOG_RERUNS - 1:
+                        raise
             return 200, result if isinstance(result, bytes) else orjson.dumps(result)
         except errors.DynamoError as error:
             return error.status, error.body()
@@ -68,10 +75,20 @@ def make_engine(settings: Settings):
     return SqliteEngine(None if settings.memory else settings.data_dir, settings.durability)
 
 
+def storage_of(settings: Settings) -> str:
+    """Where the data lives, for the log: the PostgreSQL URL without credentials."""
+    if settings.postgres:
+        url = urlsplit(settings.postgres)
+        return "postgres " + urlunsplit(url._replace(netloc=url.netloc.rpartition("@")[2]))
+    return "memory" if settings.memory else settings.data_dir
+
+
 async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     db = Database(make_engine(settings), settings.account_id, settings.status_delay,
                   Clock(settings.clock_offset))
     await db.open()
+    if db.engine.shared:
+        await db.clock.share(db.engine)
     app = App(db, settings)
     loop = asyncio.get_running_loop()
     server = await loop.create_server(lambda: HttpProtocol(app), settings.host, settings.port,
@@ -79,14 +96,16 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    log.info("okura listening on %s:%d (%s)", settings.host, settings.port,
-                "memory" if settings.memory else settings.data_dir)
+    log.info("okura listening on %s:%d (%s)", settings.host, settings.port, storage_of(settings))
     if ready is not None:
         ready.set()
-    sweeper = asyncio.ensure_future(
-        Sweeper(db, settings.ttl_interval, settings.stream_retention).run())
+    background = [asyncio.ensure_future(
+        Sweeper(db, settings.ttl_interval, settings.stream_retention).run())]
+    if db.engine.shared:
+        background.append(asyncio.ensure_future(db.clock.follow()))
     await stop.wait()
-    sweeper.cancel()
+    for task in background:
+        task.cancel()
     server.close()
     await asyncio.sleep(0)  # let the last group commit send its replies
     for connection in list(app.connections):

@@ -163,8 +163,9 @@ class HttpProtocol(asyncio.Protocol):
     def _start(self, item):
         method, url, headers, body, keep_alive = item
         if url.startswith(admin.PREFIX):
-            status, reply = admin.handle(self.app, method, url, body)
-            self._write(status, reply, keep_alive, b"application/json")
+            self.busy = True
+            task = asyncio.ensure_future(admin.handle(self.app, method, url, body))
+            task.add_done_callback(lambda done: self._admin_finished(done, keep_alive))
             return
         if method != b"POST":
             host = headers.get("host", "localhost").rpartition(":")[0] or headers.get("host", "")
@@ -184,6 +185,15 @@ class HttpProtocol(asyncio.Protocol):
     def _finished(self, request, task, keep_alive):
         self.busy = False
         self._reply(request, task.result(), keep_alive)
+        self._start_queued()
+
+    def _admin_finished(self, task, keep_alive):
+        self.busy = False
+        status, reply = task.result()
+        self._write(status, reply, keep_alive, b"application/json")
+        self._start_queued()
+
+    def _start_queued(self):
         while self.queue and not self.busy and self.transport is not None:
             self._start(self.queue.popleft())
 
