@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import uuid
 
 import orjson
 
@@ -38,7 +37,6 @@ class IndexJobs:
     def __init__(self, db):
         self.db = db
         self._running: dict[tuple[str, int], asyncio.Task] = {}
-        self.holder = uuid.uuid4().hex  # this node, for the leases
 
     def notice(self, table: Table) -> None:
         """Run the table's pending jobs unless they already run here."""
@@ -61,7 +59,7 @@ class IndexJobs:
                 if job["Start"] > now:
                     await asyncio.sleep(POLL)
                     continue
-                if not await leases.acquire(self.db, f"index-jobs/{key[1]}", self.holder,
+                if not await leases.acquire(self.db, f"index-jobs/{key[1]}", leases.NODE,
                                             now, now + LEASE_TIME):
                     await asyncio.sleep(LEASE_TIME / 10)  # another node runs it: watch
                     continue

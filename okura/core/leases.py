@@ -13,7 +13,14 @@ are conditional on the item still being expired; indexing a row is idempotent).
 """
 from __future__ import annotations
 
+import os
+import socket
+
 import orjson
+
+# This process, as lease rows name their holder: which node holds what is readable
+# in the database.
+NODE = f"{socket.gethostname()}:{os.getpid()}"
 
 # Row space of leases: far below the -table.id spaces of item collections.
 LEASES = -(1 << 62) - 1

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import uuid
 
 import orjson
 
@@ -44,7 +43,6 @@ class Sweeper:
         self.db = db
         self.interval = interval
         self.retention = retention
-        self.holder = uuid.uuid4().hex  # this node, for the lease
 
     async def run(self) -> None:
         """Sweep every `interval` seconds until cancelled."""
@@ -59,7 +57,7 @@ class Sweeper:
 
     async def _lease(self) -> bool:
         now = self.db.clock.now()
-        return await leases.acquire(self.db, LEASE, self.holder, now,
+        return await leases.acquire(self.db, LEASE, leases.NODE, now,
                                     now + max(10 * self.interval, 30.0))
 
     async def sweep(self) -> int:
