@@ -2,7 +2,9 @@
 
 wrk (with bench/lua/<workload>.lua) or the Scan loop runs in its own process on
 the load generator's core. A warm-up run comes first and is thrown away; its keys
-differ from the measured run's, so "fresh key" stays fresh.
+differ from the measured run's, so "fresh key" stays fresh. A server of several
+nodes gets one load generator per node, run at once, the connections split between
+them: their rates add up, and the worst node's percentiles are reported.
 """
 
 from __future__ import annotations
@@ -53,39 +55,72 @@ class Result:
         )
 
 
-def wrk(binary: str, script: str, port: int, table: str, keys: int, items_per_request: int,
+def wrk(binary: str, script: str, ports: list[int], table: str, keys: int, items_per_request: int,
         settings: Settings, check_bodies: bool) -> Result:
     """check_bodies: also check what each reply says (the item found, 10 items queried), not only its status."""
     numbers = {}
+    connections = max(1, settings.connections // len(ports))
+    threads = min(settings.threads, connections)
     for seconds in (settings.warmup, settings.duration):
         if seconds <= 0:
             continue  # no warm-up
-        command = [
-            binary, f"-t{settings.threads}", f"-c{settings.connections}", f"-d{seconds}s", "--timeout", "10s", "-s", str(BENCH / "lua" / f"{script}.lua"), f"http://127.0.0.1:{port}/",
+        commands = [[
+            binary, f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--timeout", "10s", "-s", str(BENCH / "lua" / f"{script}.lua"), f"http://127.0.0.1:{port}/",
             "--", table, uuid.uuid4().hex[:8], str(keys), "1" if check_bodies else "0",
-        ]
-        numbers = _wrk_summary(_output(pinned(command, CLIENT_CORE), seconds))
+        ] for port in ports]
+        numbers = _combined([_wrk_summary(output) for output in _outputs(commands, seconds)])
     return Result.measured(numbers, items_per_request)
 
 
-def scan(port: int, table: str, expect: int, settings: Settings) -> Result:
-    command = [
+def scan(ports: list[int], table: str, expect: int, settings: Settings) -> Result:
+    commands = [[
         sys.executable, str(BENCH / "scan_client.py"), "--port", str(port), "--table", table,
         "--expect", str(expect), "--limit", str(settings.scan_limit),
         "--warmup", str(settings.warmup), "--duration", str(settings.duration),
-    ]
-    numbers = orjson.loads(_output(pinned(command, CLIENT_CORE), settings.warmup + settings.duration))
+    ] for port in ports]
+    numbers = _combined([orjson.loads(output) for output in
+                         _outputs(commands, settings.warmup + settings.duration)])
     pages = numbers["requests"]
     # pages may be short (a server's own 1 MB cap, the table's last page): count the items returned
     return Result.measured(numbers, numbers["items"] / pages if pages else 0)
 
 
-def _output(command: list[str], seconds: float) -> str:
-    done = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 60)
-    if done.returncode:
-        said = (done.stderr.strip() + " " + done.stdout.strip()).strip()
-        raise RuntimeError(f"{' '.join(command)} exited with {done.returncode}: {said[-300:]}")
-    return done.stdout
+def _combined(runs: list[dict]) -> dict:
+    """One summary of load generators that ran at once: counts add up, and the duration
+    is the one at which the summed requests give the summed rates."""
+    if len(runs) == 1:
+        return runs[0]
+    rate = sum(run["requests"] / run["duration_us"] for run in runs if run["duration_us"])
+    requests = sum(run["requests"] for run in runs)
+    out = {
+        "requests": requests,
+        "duration_us": requests / rate if rate else 0,
+        "p50_us": max(run["p50_us"] for run in runs),
+        "p99_us": max(run["p99_us"] for run in runs),
+        "errors": sum(run["errors"] for run in runs),
+        "first_error": next((run["first_error"] for run in runs if run.get("first_error")), ""),
+    }
+    if "items" in runs[0]:
+        out["items"] = sum(run["items"] for run in runs)
+    return out
+
+
+def _outputs(commands: list[list[str]], seconds: float) -> list[str]:
+    """Run the commands at once on the load generator's core; their outputs."""
+    running = [subprocess.Popen(pinned(command, CLIENT_CORE), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True) for command in commands]
+    outputs = []
+    for command, process in zip(commands, running):
+        try:
+            out, err = process.communicate(timeout=seconds + 60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            out, err = process.communicate()
+        if process.returncode:
+            said = (err.strip() + " " + out.strip()).strip()
+            raise RuntimeError(f"{' '.join(command)} exited with {process.returncode}: {said[-300:]}")
+        outputs.append(out)
+    return outputs
 
 
 def _wrk_summary(output: str) -> dict:

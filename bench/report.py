@@ -72,7 +72,11 @@ class Report:
             f"## Run\n- command: `{self.command}`\n- {self.settings}\n"
             "- server pinned to core 0, load generator to core 1 (taskset)\n"
             "- ratio columns: that okura's req/s ÷ this server's req/s (above 1: okura is faster)\n"
-            "- a run with any error reply is INVALID and gets no numbers",
+            "- a run with any error reply is INVALID and gets no numbers\n"
+            "- okura-pg: okura on PostgreSQL, a fresh database per run; okura-pg-2: two okura nodes "
+            "over one database (both on core 0), one load generator per node with half the "
+            "connections each, rates summed, the worse node's percentiles; PostgreSQL itself is "
+            "not pinned (it uses both cores)",
             "## Start-up and idle memory\n" + _markdown(self.startup_rows()),
         ]
         for (title, note), results in self.results.items():
@@ -124,6 +128,7 @@ def machine() -> dict[str, str]:
         "dynalite": _package_version(WORK / "node_modules" / "dynalite" / "package.json"),
         "node": _command(["node", "--version"]),
         "wrk": (_command(["wrk", "-v"]) or "").split(" [")[0],
+        "PostgreSQL (client)": _command(["psql", "--version"]) or "not installed",
     }
 
 

@@ -3,6 +3,7 @@
     python bench/run.py                       # everything, ~10 s measured per run
     python bench/run.py --quick               # smoke run: short runs, small tables
     python bench/run.py --servers okura-mem,dynalite-mem --only get_item,query
+    python bench/run.py --servers okura-disk,okura-pg,okura-pg-2   # SQLite, PostgreSQL 1 and 2 nodes
 
 Each server is started (pinned to core 0), timed to its first served request,
 measured idle, driven through the workloads by a load generator on core 1, and
@@ -40,8 +41,8 @@ def measure(running: Running, workload: Workload, settings: Settings, scale: Sca
             keys = workload.preload(client, workload.table, scale)
             print(f"    set up in {time.perf_counter() - started:.1f} s", flush=True)
         if workload.script is None:
-            return scan(running.port, workload.table, keys, settings)
-        return wrk(wrk_binary, workload.script, running.port, workload.table, keys,
+            return scan(running.ports, workload.table, keys, settings)
+        return wrk(wrk_binary, workload.script, running.ports, workload.table, keys,
                    workload.items_per_request, settings, check_bodies=not fixed)
     except Exception as error:  # noqa: BLE001 - a failing server is a result, not a crash
         return Result(problem=f"{type(error).__name__}: {error}")
@@ -72,7 +73,7 @@ def bench_server(server: Server, workloads: list[Workload], settings: Settings, 
         for workload in workloads:
             print(f"  {workload.name}", flush=True)
             if not running.alive():
-                problem = f"server died (exit {running.process.returncode}): {running.log_tail()}"
+                problem = f"server died (exit {running.exit_codes()}): {running.log_tail()}"
                 print(f"    {problem}; restarting", flush=True)
                 running.stop()  # removes the dead server's data
                 try:

@@ -7,6 +7,7 @@ core 1, so the load generator never steals the server's core.
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import os
 import shutil
@@ -16,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +28,8 @@ BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 WORK = BENCH / ".work"
 SERVER_CORE, CLIENT_CORE = 0, 1
+# A PostgreSQL superuser's URL: the okura-pg servers get a fresh database created through it.
+POSTGRES_ADMIN = os.environ.get("OKURA_BENCH_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
 
 
 def pinned(command: list[str], core: int) -> list[str]:
@@ -74,12 +78,18 @@ class Server:
     command: Callable[[int, Path], list[str]]
     # The ceiling answers every request with one fixed reply: no tables to create.
     fixed_reply: bool = False
+    # okura on PostgreSQL: each run gets a fresh database, passed as --postgres to
+    # every one of `nodes` processes (all pinned to the server core, the database not).
+    postgres: bool = False
+    nodes: int = 1
 
 
 SERVERS = [
     Server("okura-disk", lambda port, data: [*_okura(), "--host", "127.0.0.1", "--port", str(port),
                                               "--data-dir", str(data)]),
     Server("okura-mem", lambda port, data: [*_okura(), "--port", str(port), "--memory"]),
+    Server("okura-pg", lambda port, data: [*_okura(), "--port", str(port)], postgres=True),
+    Server("okura-pg-2", lambda port, data: [*_okura(), "--port", str(port)], postgres=True, nodes=2),
     Server("moto", lambda port, data: [_moto(), "-p", str(port)]),
     # Tables become ACTIVE at once instead of after dynalite's simulated 500 ms.
     Server("dynalite-disk", lambda port, data: [_dynalite(), "--port", str(port), "--path", str(data),
@@ -100,55 +110,81 @@ class StartError(Exception):
 
 
 class Running:
-    """A started server: its process group, port, start-up time and idle memory."""
+    """A started server (one or more nodes): their processes, ports, start-up time and
+    idle memory (summed over the nodes)."""
 
     def __init__(self, server: Server, startup_timeout: float = 60.0) -> None:
         self.server = server
-        self.port = _free_port()
         (WORK / "data").mkdir(parents=True, exist_ok=True)
         # unique, so a second bench run at the same time cannot delete this one's data
         self.data = Path(tempfile.mkdtemp(prefix=server.name + "-", dir=WORK / "data"))
         logs = WORK / "logs"
         logs.mkdir(parents=True, exist_ok=True)
         self.log_path = logs / f"{server.name}.log"
-        command = pinned(server.command(self.port, self.data), SERVER_CORE)
-        with open(self.log_path, "wb") as log:
-            started = time.perf_counter()
-            self.process = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
-                                            stdin=subprocess.DEVNULL, start_new_session=True)
+        self.database = _create_database() if server.postgres else None
+        self.ports: list[int] = []
+        self.processes: list[subprocess.Popen] = []
         try:
-            self._wait_ready(startup_timeout)
+            started = time.perf_counter()
+            for _ in range(server.nodes):
+                self._start_node(startup_timeout)
+            self.startup_s = time.perf_counter() - started
         except BaseException:
             self.stop()
             raise
-        self.startup_s = time.perf_counter() - started
         time.sleep(1.0)  # settle: the RSS of an idle server, not one mid-start
-        self.idle_rss = _tree_rss(self.process.pid)
+        self.idle_rss = sum(_tree_rss(process.pid) for process in self.processes)
+
+    @property
+    def port(self) -> int:
+        """The first node's port: setup traffic goes there."""
+        return self.ports[0]
+
+    def _start_node(self, timeout: float) -> None:
+        port = _free_port()
+        command = self.server.command(port, self.data)
+        if self.database is not None:
+            command += ["--postgres", self.database[1]]
+        with open(self.log_path, "ab") as log:
+            self.processes.append(subprocess.Popen(
+                pinned(command, SERVER_CORE), cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL, start_new_session=True))
+        self.ports.append(port)
+        self._wait_ready(port, timeout)
 
     def alive(self) -> bool:
-        return self.process.poll() is None
+        return all(process.poll() is None for process in self.processes)
+
+    def exit_codes(self) -> list[int | None]:
+        return [process.returncode for process in self.processes]
 
     def log_tail(self, lines: int = 5) -> str:
         text = self.log_path.read_text(errors="replace").strip().splitlines()
         return " | ".join(text[-lines:])
 
     def stop(self) -> None:
-        if self.alive():
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(5)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait()
+        for process in self.processes:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+                try:
+                    process.wait(5)
+                except subprocess.TimeoutExpired:
+                    os.killpg(process.pid, signal.SIGKILL)
+                    process.wait()
+        self.processes = []
         shutil.rmtree(self.data, ignore_errors=True)
+        if self.database is not None:
+            _drop_database(self.database[0])
+            self.database = None
 
-    def _wait_ready(self, timeout: float) -> None:
+    def _wait_ready(self, port: int, timeout: float) -> None:
         """Poll with ListTables until the first 200: start-up ends at the first served request."""
+        process = self.processes[-1]
         deadline = time.perf_counter() + timeout
         while time.perf_counter() < deadline:
-            if not self.alive():
-                raise StartError(f"exited with {self.process.returncode}: {self.log_tail()}")
-            connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
+            if process.poll() is not None:
+                raise StartError(f"exited with {process.returncode}: {self.log_tail()}")
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
             try:
                 connection.request("POST", "/", b"{}", headers("ListTables"))
                 if connection.getresponse().status == 200:
@@ -159,6 +195,30 @@ class Running:
                 connection.close()
             time.sleep(0.005)
         raise StartError(f"no reply to ListTables within {timeout:.0f} s: {self.log_tail()}")
+
+
+async def _admin_execute(statement: str) -> None:
+    import asyncpg  # only the okura-pg servers need it
+
+    connection = await asyncpg.connect(POSTGRES_ADMIN, timeout=5)
+    try:
+        await connection.execute(statement)
+    finally:
+        await connection.close()
+
+
+def _create_database() -> tuple[str, str]:
+    """(name, URL) of a fresh PostgreSQL database on the server of POSTGRES_ADMIN."""
+    name = f"okura_bench_{uuid.uuid4().hex[:12]}"
+    try:
+        asyncio.run(_admin_execute(f'CREATE DATABASE "{name}"'))
+    except Exception as error:  # noqa: BLE001 - say which server and why
+        raise StartError(f"no PostgreSQL at {POSTGRES_ADMIN} (OKURA_BENCH_POSTGRES): {error}") from error
+    return name, POSTGRES_ADMIN.rsplit("/", 1)[0] + "/" + name
+
+
+def _drop_database(name: str) -> None:
+    asyncio.run(_admin_execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
 def _free_port() -> int:
