@@ -35,7 +35,8 @@ class Table:
     """One table: its catalog document and what is derived from it once."""
 
     __slots__ = ("id", "version", "region", "name", "doc", "arn", "hash_key", "hash_type",
-                 "range_key", "range_type", "key_names", "schema", "indexes")
+                 "range_key", "range_type", "key_names", "schema", "indexes",
+                 "observes_old")
 
     def __init__(self, tid: int, version: int, region: str, account: str, doc: dict):
         self.id = tid
@@ -54,6 +55,9 @@ class Table:
             self.hash_key, self.range_key)
         self.schema = [(name, types[name]) for name in self.key_names]
         self.indexes: list[Index] = indexes_of(doc)
+        # Whether every write must know the item it replaces (to move index entries,
+        # to describe the change in a stream record).
+        self.observes_old = bool(self.indexes) or "StreamSpecification" in doc
 
     def status(self, now: float) -> str:
         status = self.doc["TableStatus"]

@@ -37,6 +37,9 @@ class Change(NamedTuple):
     decide: Decide
     too_large: str = ITEM_TOO_LARGE  # the message for a new item past 400 KB
     by_service: bool = False  # a deletion by DynamoDB itself (TTL): its stream record says so
+    # False when neither the decision nor the reply looks at the current item (a plain
+    # PutItem): outside transactions, a table without indexes or stream then skips the read.
+    needs_old: bool = True
 
 
 class Written:
@@ -101,6 +104,10 @@ async def write_all(db, changes: list[Change], wait: bool = True,
         for change in changes:
             hk, rk = change.table.locate(change.key)
             located.append((hk, rk))
+            if not (change.needs_old or change.table.observes_old or not wait):
+                olds.append(None)
+                reasons.append(None)
+                continue
             try:
                 raw = await unit.get(change.table.id, hk, rk, lock=True, wait=wait)
                 reasons.append(None)

@@ -42,7 +42,9 @@ def put(table: Table, item: dict, condition, body: dict) -> items.Change:
     def decide(old):
         condition_check(condition, body, old)
         return item
-    return items.Change(table, item, decide)
+    needs_old = (condition is not None or body.get("ReturnValues") == "ALL_OLD"
+                 or body.get("ReturnConsumedCapacity") in ("TOTAL", "INDEXES"))
+    return items.Change(table, item, decide, needs_old=needs_old)
 
 
 def update(table: Table, key: dict, upd: expressions.Update | None, condition, body: dict,

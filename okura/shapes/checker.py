@@ -72,6 +72,8 @@ def check(operation: str, body: dict) -> None:
     op = _OPERATIONS.get(operation)
     if op is None:
         raise errors.unknown_operation()
+    if op.root.valid(body) and (not op.names or _names_valid(op, body)):
+        return
     if type(body) is not dict:
         raise mismatch(body, None)
     errs: list = []
@@ -80,6 +82,15 @@ def check(operation: str, body: dict) -> None:
         _check_names(op, body, errs)
     if errs:
         raise _aggregate(errs, op.shapes)
+
+
+def _names_valid(op: _Operation, body: dict) -> bool:
+    for wire in op.names:
+        name = body.get(wire)
+        if not (name is None or name.startswith("arn:")
+                or (3 <= len(name) <= 255 and _NAME_RE.fullmatch(name) is not None)):
+            return False
+    return True
 
 
 def _check_names(op: _Operation, body: dict, errs: list) -> None:

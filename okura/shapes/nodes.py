@@ -7,6 +7,10 @@ any constraint is looked at) and appends each violated constraint to `errs` as
 Scalar nodes also answer `violations(value)` and list every constraint in
 `bracket`, for the "Member must satisfy constraint: [...]" form DynamoDB uses
 for list members and map keys and values.
+
+`valid(value)` is the fast path every request takes first: True when the value
+has the right JSON types and meets every constraint, without building a path or
+an error; only a False leads to `check`, which finds and words the errors.
 """
 from __future__ import annotations
 
@@ -59,6 +63,13 @@ class Node:
     def typecheck(self, value) -> None:
         raise NotImplementedError
 
+    def valid(self, value) -> bool:
+        try:
+            self.typecheck(value)
+        except errors.DynamoError:
+            return False
+        return not self.violations(value)
+
     def violations(self, value) -> list[str]:
         return []
 
@@ -104,6 +115,9 @@ class StringNode(Node):
     def typecheck(self, value) -> None:
         if type(value) is not str:
             raise mismatch(value, "String")
+
+    def valid(self, value) -> bool:
+        return type(value) is str and self.ok(value)
 
     def ok(self, value: str) -> bool:
         """True when `value` meets every constraint: the common case, tested first."""
@@ -154,6 +168,9 @@ class BooleanNode(Node):
         if type(value) is not bool:
             raise mismatch(value, "Boolean")
 
+    def valid(self, value) -> bool:
+        return type(value) is bool
+
 
 class TimestampNode(Node):
     """Epoch seconds, as every SDK sends them over the JSON protocol."""
@@ -172,13 +189,16 @@ class AttributeValueNode(Node):
         if type(value) is not dict:
             raise mismatch(value, None)
 
+    def valid(self, value) -> bool:
+        return type(value) is dict
+
     def check(self, value, path: str, errs: list) -> None:
         if type(value) is not dict:
             raise mismatch(value, None)
 
 
 class StructureNode(Node):
-    __slots__ = ("members", "by_wire", "required")
+    __slots__ = ("members", "by_wire", "nodes", "required")
     inner = True
 
     def __init__(self, name: str, members: list[tuple] = ()):
@@ -189,11 +209,25 @@ class StructureNode(Node):
         """members: (wire name, path name, node, required), in DynamoDB's reporting order."""
         self.members = list(members)
         self.by_wire = {wire: (camel, node) for wire, camel, node, _ in self.members}
+        self.nodes = {wire: node for wire, _, node, _ in self.members}
         self.required = tuple(wire for wire, _, _, required in self.members if required)
 
     def typecheck(self, value) -> None:
         if type(value) is not dict:
             raise mismatch(value, None)
+
+    def valid(self, value) -> bool:
+        if type(value) is not dict:
+            return False
+        nodes = self.nodes
+        for wire, item in value.items():
+            node = nodes.get(wire)
+            if node is not None and item is not None and not node.valid(item):
+                return False
+        for wire in self.required:
+            if value.get(wire) is None:
+                return False
+        return True
 
     def check_inner(self, value, path: str, errs: list) -> None:
         # Walk the request in document order, as Coral deserialises it, so the first
@@ -267,6 +301,12 @@ class ListNode(_Collection):
         if type(value) is not list:
             raise mismatch(value, None)
 
+    def valid(self, value) -> bool:
+        if type(value) is not list or self.violations(value):
+            return False
+        member = self.member
+        return all(item is None or member.valid(item) for item in value)
+
     def check_inner(self, value, path: str, errs: list) -> None:
         paths = (f"{path}.{i}.member" for i in range(1, len(value) + 1))
         _check_elements(self.member, value, paths, value, path, self.name, errs, "Member")
@@ -278,6 +318,13 @@ class MapNode(_Collection):
     def typecheck(self, value) -> None:
         if type(value) is not dict:
             raise mismatch(value, None)
+
+    def valid(self, value) -> bool:
+        if type(value) is not dict or self.violations(value):
+            return False
+        key, member = self.key, self.value
+        return all(key.valid(k) and (item is None or member.valid(item))
+                   for k, item in value.items())
 
     def check_inner(self, value, path: str, errs: list) -> None:
         key = self.key
