@@ -15,6 +15,7 @@ from typing import Callable
 
 import orjson
 
+from okura.core import spaces
 from okura.core.indexes import Index, indexes_of
 from okura.storage import keys
 
@@ -148,7 +149,8 @@ class Catalog:
         finished = doc.get("StatusUntil", 0) <= self.clock.now()
         async with self.engine.transaction() as unit:
             # Its rows, its indexes' entries and its item-collection sizes (-id).
-            for tid in (table.id, *table.doc.get("IndexIds", {}).values(), -table.id):
+            for tid in (table.id, *table.doc.get("IndexIds", {}).values(),
+                        spaces.collections_of(table.id)):
                 await unit.drop_rows(tid)
             if finished:
                 await unit.catalog_delete(table.id)

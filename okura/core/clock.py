@@ -12,8 +12,8 @@ import asyncio
 import logging
 import time
 
-# Row space of the shared offset: far below the -table.id spaces of item collections.
-SPACE = -(1 << 62)
+from okura.core.spaces import CLOCK
+
 _HK, _RK = b"clock", b""
 REFRESH = 0.2  # seconds: a move through one node shows on the others within this
 log = logging.getLogger("okura.clock")
@@ -48,7 +48,7 @@ class Clock:
     async def refresh(self) -> None:
         """Take up a move made through another node."""
         async with self._engine.reader() as unit:
-            raw = await unit.get(SPACE, _HK, _RK)
+            raw = await unit.get(CLOCK, _HK, _RK)
         if raw is not None:
             self.offset = max(self.offset, float(raw))
 
@@ -67,9 +67,9 @@ class Clock:
         # Moves through several nodes add up: each starts from the larger of the
         # stored offset and the one this node already follows.
         async with self._engine.transaction() as unit:
-            raw = await unit.get(SPACE, _HK, _RK, lock=True)
+            raw = await unit.get(CLOCK, _HK, _RK, lock=True)
             stored = 0.0 if raw is None else float(raw)
             offset = max(stored, self.offset) + seconds
             if raw is None or offset != stored:
-                await unit.put(SPACE, _HK, _RK, 0, repr(offset).encode())
+                await unit.put(CLOCK, _HK, _RK, 0, repr(offset).encode())
         self.offset = offset

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 
 from okura import errors
+from okura.core import spaces
 from okura.core.catalog import Table
 
 LIMIT = 10 * 1024 ** 3
@@ -20,7 +21,7 @@ _GB = 1024 ** 3
 
 
 def row_space(table: Table) -> int:
-    return -table.id
+    return spaces.collections_of(table.id)
 
 
 async def grow(unit, table: Table, hk: bytes, growth: int) -> int:

@@ -18,12 +18,12 @@ import socket
 
 import orjson
 
+from okura.core.spaces import LEASES
+
 # This process, as lease rows name their holder: which node holds what is readable
 # in the database.
 NODE = f"{socket.gethostname()}:{os.getpid()}"
 
-# Row space of leases: far below the -table.id spaces of item collections.
-LEASES = -(1 << 62) - 1
 
 
 async def acquire(db, name: str, holder: str, now: float, until: float) -> bool:

@@ -338,3 +338,25 @@ def test_streams_api_model_validation(server):
     assert reply.json["message"] == (
         "1 validation error detected: Value 'short' at 'streamArn' failed to satisfy "
         "constraint: Member must have length greater than or equal to 37")
+
+
+def test_deleting_the_first_table_keeps_other_tables_streams(tmp_path):
+    """Table ids start at 1, and a table's item-collection sizes live in row space
+    -id: they must never share a row space with the stream directory."""
+    from tests.conftest import Server
+
+    fresh = Server(data_dir=str(tmp_path))
+    try:
+        ddb = fresh.client()
+        schema = {"KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+                  "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+                  "BillingMode": "PAY_PER_REQUEST"}
+        ddb.create_table(TableName="first", **schema)  # id 1
+        ddb.create_table(TableName="second", StreamSpecification={
+            "StreamEnabled": True, "StreamViewType": "KEYS_ONLY"}, **schema)
+        ddb.put_item(TableName="second", Item={"pk": {"S": "a"}})
+        ddb.delete_table(TableName="first")
+        streams = fresh.client("dynamodbstreams").list_streams(TableName="second")["Streams"]
+        assert [s["TableName"] for s in streams] == ["second"]
+    finally:
+        fresh.stop()

@@ -16,7 +16,8 @@ from typing import NamedTuple
 
 import orjson
 
-from okura.core.streams.state import (DIRECTORY, RECORDS, Stream, load, parse_arn, record_rk,
+from okura.core.spaces import STREAMS
+from okura.core.streams.state import (RECORDS, Stream, load, parse_arn, record_rk,
                                       region_prefix)
 from okura.storage import keys
 
@@ -88,7 +89,7 @@ async def listing(db, region: str, table_name: str | None, after: str | None,
     found: list[Stream] = []
     async with db.engine.reader() as unit:
         while len(found) <= limit:
-            rows = await unit.scan(DIRECTORY, start, lo, hi, _CHUNK)
+            rows = await unit.scan(STREAMS, start, lo, hi, _CHUNK)
             for _, _, _, doc in rows:
                 stream = Stream(region, orjson.loads(doc))
                 if not stream.gone(horizon):
@@ -166,10 +167,10 @@ async def trim(db, horizon: float, chunk: int = 500) -> int:
     Returns the number of rows deleted (a caller loops while it is not zero)."""
     deleted = 0
     async with db.engine.reader() as unit:
-        directory = await unit.scan(DIRECTORY, None, None, None, 1 << 30)
+        directory = await unit.scan(STREAMS, None, None, None, 1 << 30)
     for hk, rk, _, raw in directory:
         async with db.engine.transaction() as unit:
-            raw = await unit.get(DIRECTORY, hk, rk, lock=True)
+            raw = await unit.get(STREAMS, hk, rk, lock=True)
             if raw is None:
                 continue
             doc = orjson.loads(raw)
@@ -181,10 +182,10 @@ async def trim(db, horizon: float, chunk: int = 500) -> int:
                 await unit.delete(doc["Id"], RECORDS, record_key)
                 deleted += 1
             if gone and len(rows) < chunk:
-                await unit.delete(DIRECTORY, hk, rk)
+                await unit.delete(STREAMS, hk, rk)
                 continue
             kept = [s for s in doc["Shards"] if s["Closed"] is None or s["Closed"] >= horizon]
             if len(kept) != len(doc["Shards"]):
                 doc["Shards"] = kept
-                await unit.put(DIRECTORY, hk, rk, 0, orjson.dumps(doc))
+                await unit.put(STREAMS, hk, rk, 0, orjson.dumps(doc))
     return deleted

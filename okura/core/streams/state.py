@@ -3,7 +3,7 @@ sequence counter and its shards; its records in a row space of its own.
 
 Layout, in the engine's ordinary rows (so every backend stores streams as it stores
 items, and several okura nodes share them through the database):
-- row space DIRECTORY: hk = the region and table name (terminated), rk = the stream
+- row space STREAMS: hk = the region and table name (terminated), rk = the stream
   label; doc = the stream's state (see `Stream`). Appending a record locks this row
   and advances its counter in the writing transaction, so sequence numbers are unique
   and ordered across nodes, and commit in their order.
@@ -21,9 +21,9 @@ import secrets
 
 import orjson
 
+from okura.core.spaces import STREAMS
 from okura.storage import keys
 
-DIRECTORY = -1            # row space of the stream directory (table ids are positive)
 SHARD_PERIOD = 4 * 3600   # seconds a shard stays open
 RECORDS = b""             # hk of every record row in a stream's row space
 _SEQUENCE_BASE = 10 ** 20  # sequence numbers print as 21 digits, DynamoDB's minimum length
@@ -148,20 +148,20 @@ class Stream:
         self.close_shard(now)
 
     async def save(self, unit) -> None:
-        await unit.put(DIRECTORY, directory_hk(self.region, self.doc["TableName"]),
+        await unit.put(STREAMS, directory_hk(self.region, self.doc["TableName"]),
                        self.doc["Label"].encode(), 0, orjson.dumps(self.doc))
 
 
 async def load(unit, region: str, table_name: str, label: str,
                lock: bool = False) -> Stream | None:
-    raw = await unit.get(DIRECTORY, directory_hk(region, table_name), label.encode(), lock=lock)
+    raw = await unit.get(STREAMS, directory_hk(region, table_name), label.encode(), lock=lock)
     return None if raw is None else Stream(region, orjson.loads(raw))
 
 
 async def of_table(unit, region: str, table_name: str) -> list[Stream]:
     """Every stream (enabled or not) of the tables named `table_name`, oldest first."""
     hk = directory_hk(region, table_name)
-    rows = await unit.scan(DIRECTORY, None, hk, keys.prefix_end(hk), 1 << 30)
+    rows = await unit.scan(STREAMS, None, hk, keys.prefix_end(hk), 1 << 30)
     return [Stream(region, orjson.loads(doc)) for _, _, _, doc in rows]
 
 

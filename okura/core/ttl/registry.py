@@ -7,9 +7,9 @@ from typing import NamedTuple
 
 import orjson
 
+from okura.core.spaces import TTL_TABLES
 from okura.storage import keys
 
-TTL_TABLES = -2  # row space of the registry (table ids are positive)
 
 
 class Registered(NamedTuple):

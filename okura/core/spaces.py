@@ -1,0 +1,20 @@
+"""Reserved row spaces: okura's own bookkeeping kept in ordinary rows.
+
+Tables and indexes own the positive ids handed out by the storage id sequence.
+A table with local secondary indexes keeps its item-collection sizes in the
+space of its negated id. okura's shared state lives far below all of those, so
+no table id can ever reach it.
+"""
+from __future__ import annotations
+
+_BASE = -(1 << 62)
+
+CLOCK = _BASE                # the shared clock offset
+LEASES = _BASE - 1           # leases (TTL sweeper, index jobs)
+STREAMS = _BASE - 2          # the stream directory: one row per stream
+TTL_TABLES = _BASE - 3       # the tables with TTL enabled
+
+
+def collections_of(table_id: int) -> int:
+    """The row space of a table's item-collection sizes."""
+    return -table_id
