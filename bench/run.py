@@ -23,7 +23,7 @@ from dynamo import Client
 from loadgen import Result, Settings, scan, wrk
 from report import Report
 from servers import BENCH, BY_NAME as SERVERS, CLIENT_CORE, OKURA, SERVER_CORE, WORK, Running, Server, ensure_wrk
-from workloads import BY_NAME as WORKLOADS, Scale, Workload
+from workloads import BY_NAME as WORKLOADS, DEFAULT, Scale, Workload
 
 
 def measure(running: Running, workload: Workload, settings: Settings, scale: Scale, wrk_binary: str) -> Result | None:
@@ -110,7 +110,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     parser.add_argument("--servers", default=",".join(SERVERS), help="comma-separated; default: all")
-    parser.add_argument("--only", default=",".join(WORKLOADS), help="workloads, comma-separated; default: all")
+    parser.add_argument("--only", default=",".join(DEFAULT),
+                        help=f"workloads, comma-separated; default: all but put_loaded (known: {', '.join(WORKLOADS)})")
     parser.add_argument("--quick", action="store_true",
                         help="smoke run: 1 s warm-up, 2 s measured, 1,000 keys, 2,000 items to scan")
     # wrk counts whole seconds

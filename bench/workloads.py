@@ -63,5 +63,9 @@ WORKLOADS = [
     Workload("batch_write", "BatchWriteItem of 25 fresh ~200 B items", 25, script="batch_write"),
     Workload("mix", "80/20 GetItem/PutItem", 1, preload=_items, script="mix"),
     Workload("scan", "Scan of the whole table in pages (LastEvaluatedKey)", 1, preload=_scan_items),
+    # Growth: the same PutItem into a table already holding --keys items (not in the default run).
+    Workload("put_loaded", "PutItem, fresh key, into a table of --keys items", 1, preload=_items,
+             script="put_item"),
 ]
+DEFAULT = [workload.name for workload in WORKLOADS if workload.name != "put_loaded"]
 BY_NAME = {workload.name: workload for workload in WORKLOADS}
