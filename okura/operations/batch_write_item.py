@@ -56,9 +56,10 @@ async def handle(request, body: dict) -> dict:
         change = (write_actions.put(table, item, None, body) if item is not None
                   else write_actions.delete(table, key, None, body))
         written = await items.write(db, change)
-        size = max(sizes.item_size(written.old) if written.old else 0,
-                   sizes.item_size(item) if item else 0)
-        units[table.name] = units.get(table.name, 0.0) + sizes.write_units(size)
+        if mode in ("TOTAL", "INDEXES"):
+            size = max(sizes.item_size(written.old) if written.old else 0,
+                       sizes.item_size(item) if item else 0)
+            units[table.name] = units.get(table.name, 0.0) + sizes.write_units(size)
         collection = item_collection_metrics(table, body, key, written.collection_size)
         if collection is not None:
             metrics.setdefault(table.name, []).append(collection)

@@ -28,34 +28,38 @@ def number_size(text: str) -> int:
     return (len(digits) + 1) // 2 + 1
 
 
+def _map_size(members: dict) -> int:
+    return _CONTAINER_OVERHEAD + sum(utf8_size(name) + value_size(member) + _ELEMENT_OVERHEAD
+                                     for name, member in members.items())
+
+
+def _list_size(members: list) -> int:
+    return _CONTAINER_OVERHEAD + sum(value_size(member) + _ELEMENT_OVERHEAD for member in members)
+
+
+_SIZES = {
+    "N": number_size, "B": lambda value: binary_length(value), "M": _map_size, "L": _list_size,
+    "SS": lambda members: sum(map(utf8_size, members)),
+    "NS": lambda members: sum(map(number_size, members)),
+    "BS": lambda members: sum(map(binary_length, members)),
+    "BOOL": lambda value: 1, "NULL": lambda value: 1,
+}
+
+
 def value_size(av: dict) -> int:
-    """Size of one AttributeValue, without its name."""
-    for tag, value in av.items():
-        if tag == "S":
-            return utf8_size(value)
-        if tag == "N":
-            return number_size(value)
-        if tag == "B":
-            return binary_length(value)
-        if tag == "M":
-            return _CONTAINER_OVERHEAD + sum(
-                utf8_size(name) + value_size(member) + _ELEMENT_OVERHEAD for name, member in value.items())
-        if tag == "L":
-            return _CONTAINER_OVERHEAD + sum(value_size(member) + _ELEMENT_OVERHEAD for member in value)
-        if tag == "SS":
-            return sum(map(utf8_size, value))
-        if tag == "NS":
-            return sum(map(number_size, value))
-        if tag == "BS":
-            return sum(map(binary_length, value))
-        if tag in ("BOOL", "NULL"):
-            return 1
-    raise ValueError(f"not a checked AttributeValue: {av!r}")
+    """Size of one checked AttributeValue (exactly one member), without its name."""
+    (tag, value), = av.items()
+    if tag == "S":  # the commonest, first
+        return len(value) if value.isascii() else len(value.encode())
+    return _SIZES[tag](value)
 
 
 def item_size(item: dict) -> int:
     """Sum of attribute name lengths and value sizes."""
-    return sum(utf8_size(name) + value_size(av) for name, av in item.items())
+    total = 0
+    for name, av in item.items():
+        total += (len(name) if name.isascii() else len(name.encode())) + value_size(av)
+    return total
 
 
 def check_item_size(item: dict, message: str = ITEM_TOO_LARGE) -> int:
