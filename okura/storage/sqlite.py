@@ -73,6 +73,9 @@ class SqliteEngine:
             target = os.path.join(self.path, "okura.sqlite3")
         db = sqlite3.connect(target, isolation_level=None, check_same_thread=False,
                              cached_statements=256)
+        # Up to 64 MiB of pages in SQLite's own cache (the default is 2 MiB), so a large
+        # table's upper B-tree levels stay in memory; it grows only as pages are read.
+        db.execute("PRAGMA cache_size=-65536")
         if self.path is not None:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute(f"PRAGMA synchronous={_SYNC[self.durability]}")
