@@ -23,6 +23,7 @@ import asyncio
 import logging
 import os
 import sqlite3
+import threading
 from typing import Callable
 
 _SCHEMA = (
@@ -51,6 +52,7 @@ def _query_sql(lower: bool, upper: bool, forward: bool) -> str:
 _QUERIES = {(lower, upper, forward): _query_sql(lower, upper, forward)
             for lower in (False, True) for upper in (False, True) for forward in (False, True)}
 _SYNC = {"process": "NORMAL", "fsync": "FULL"}
+CHECKPOINT_SECONDS = 0.5
 log = logging.getLogger("okura.storage")
 
 
@@ -64,6 +66,8 @@ class SqliteEngine:
         self.db: sqlite3.Connection | None = None
         self._batch_open = False
         self._waiters: list[Callable[[BaseException | None], None]] = []
+        self._checkpoints: threading.Thread | None = None
+        self._closing = threading.Event()
 
     async def open(self) -> None:
         if self.path is None:
@@ -79,6 +83,13 @@ class SqliteEngine:
         if self.path is not None:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute(f"PRAGMA synchronous={_SYNC[self.durability]}")
+            # Checkpoints copy the WAL into the database file. SQLite would run them inside
+            # the committing request every 1,000 pages (a latency spike); a thread of its
+            # own does them instead, on its own connection, without blocking writers.
+            db.execute("PRAGMA wal_autocheckpoint=0")
+            self._checkpoints = threading.Thread(target=self._checkpoint_loop, args=(target,),
+                                                 name="okura-checkpoints", daemon=True)
+            self._checkpoints.start()
         for statement in _SCHEMA:
             db.execute(statement)
         found = db.execute("SELECT value FROM okura_meta WHERE key='schema_version'").fetchone()
@@ -92,10 +103,25 @@ class SqliteEngine:
         self._reader = _SqliteReader(self)
 
     async def close(self) -> None:
+        if self._checkpoints is not None:
+            self._closing.set()
+            self._checkpoints.join()
+            self._checkpoints = None
         if self.db is not None:
             self._commit()
             self.db.close()
             self.db = None
+
+    def _checkpoint_loop(self, target: str) -> None:
+        connection = sqlite3.connect(target, isolation_level=None, check_same_thread=False)
+        try:
+            while not self._closing.wait(CHECKPOINT_SECONDS):
+                try:
+                    connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                except sqlite3.Error:
+                    log.exception("WAL checkpoint failed; the next one retries")
+        finally:
+            connection.close()
 
     def _begin_unit(self) -> None:
         if not self._batch_open:
