@@ -104,7 +104,10 @@ async def write_all(db, changes: list[Change], wait: bool = True,
         for change in changes:
             hk, rk = change.table.locate(change.key)
             located.append((hk, rk))
-            if not (change.needs_old or change.table.observes_old or not wait):
+            # Shared storage reads even for a plain put: the locked read is where a write
+            # meets a transaction in flight (see PostgreSQL's get).
+            if not (change.needs_old or change.table.observes_old or not wait
+                    or db.engine.shared):
                 olds.append(None)
                 reasons.append(None)
                 continue

@@ -38,10 +38,12 @@ class Transaction(Protocol):
 
     async def get(self, tid: int, hk: bytes, rk: bytes, lock: bool = False,
                   wait: bool = True) -> bytes | None:
-        """The stored document of one row, or None. With `wait` False, raise Locked
-        rather than wait for another transaction's lock on the row (or on the claim of
-        an absent row): whether this read locks the row for update (`lock`) or, inside
-        a transaction, holds it shared until commit."""
+        """The stored document of one row, or None. With `wait` False (a transaction),
+        raise Locked rather than wait for another transaction's lock on the row (or on
+        the claim of an absent row): whether this read locks the row for update (`lock`)
+        or, inside a transaction, holds it shared until commit. With `lock` and `wait`
+        (a single-item write), wait for other single-item writes but raise Locked, with
+        the unit then unusable, if a transaction (`wait` False) holds the row."""
 
     async def put(self, tid: int, hk: bytes, rk: bytes, size: int, doc: bytes) -> None:
         """Insert or replace one row; `size` is the item's DynamoDB size in bytes."""

@@ -699,6 +699,32 @@ def test_locked_row_refuses_a_reader_that_does_not_wait(postgres):
     asyncio.run(scenario())
 
 
+def test_single_write_meeting_a_transaction_is_refused_not_queued(postgres):
+    """As in DynamoDB, a single-item write (lock, wait) that meets a transaction (lock,
+    no wait) in flight on its item is refused (Locked, reported as a
+    TransactionConflictException), while behind another single-item write it waits."""
+
+    async def locked_read(engine):
+        async with engine.transaction() as unit:
+            return await unit.get(1, b"k", b"", lock=True)
+
+    async def scenario():
+        async with postgres.engine() as one, postgres.engine() as two:
+            await put(one, 1, b"k", b"", b"doc")
+            async with one.transaction() as holder:
+                await holder.get(1, b"k", b"", lock=True, wait=False)  # a transaction
+                with pytest.raises(Locked):
+                    await locked_read(two)
+            async with one.transaction() as holder:
+                await holder.get(1, b"k", b"", lock=True)  # a single-item write
+                waiting = asyncio.ensure_future(locked_read(two))
+                await asyncio.sleep(0.2)
+                assert not waiting.done()  # queued behind it, not refused
+            assert await waiting == b"doc"
+
+    asyncio.run(scenario())
+
+
 def test_token_claimed_from_two_nodes_at_once_has_one_holder(postgres):
     async def claim(engine, digest: bytes):
         async with engine.transaction() as unit:

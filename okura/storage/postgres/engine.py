@@ -37,6 +37,11 @@ _KEY = " WHERE tid=$1 AND hk=$2 AND rk=$3"
 _GET = "SELECT doc FROM items" + _KEY
 _GET_SHARED = _GET + " FOR SHARE"
 _GET_LOCKED = _GET + " FOR UPDATE"
+# Single-item writes: FOR NO KEY UPDATE queues them behind each other, and their probe
+# (FOR KEY SHARE NOWAIT) fails only against a transaction's FOR UPDATE, so a write that
+# meets a transaction in flight is refused as DynamoDB refuses it instead of waiting.
+_GET_WRITE = _GET + " FOR NO KEY UPDATE"
+_PROBE = "SELECT 1 FROM items" + _KEY + " FOR KEY SHARE NOWAIT"
 # Without waiting: every lock wait inside the savepoint fails at once (lock_timeout
 # also covers the claim's wait on another claim, which NOWAIT cannot express), and a
 # failure rolls back to the savepoint, so the transaction stays usable.
@@ -296,22 +301,31 @@ class _PostgresTransaction(_PostgresReader):
     async def get(self, tid: int, hk: bytes, rk: bytes, lock: bool = False,
                   wait: bool = True) -> bytes | None:
         if wait:
-            return await self._read(tid, hk, rk, lock)
+            if lock:
+                try:
+                    await self.connection.fetchval(_PROBE, tid, hk, rk)
+                except asyncpg.LockNotAvailableError:
+                    # The unit is aborted; it fails as a whole, which is what a single-item
+                    # write refused by a transaction does.
+                    raise Locked from None
+                return await self._read(tid, hk, rk, _GET_WRITE)
+            return await self._read(tid, hk, rk, None)
         connection = self.connection
         await connection.execute(_NOWAIT_BEGIN)
         try:
-            doc = await self._read(tid, hk, rk, lock)
+            doc = await self._read(tid, hk, rk, _GET_LOCKED if lock else None)
         except asyncpg.LockNotAvailableError:
             await connection.execute(_NOWAIT_UNDO)
             raise Locked from None
         await connection.execute(_NOWAIT_END)
         return doc
 
-    async def _read(self, tid: int, hk: bytes, rk: bytes, lock: bool) -> bytes | None:
-        if not lock:
+    async def _read(self, tid: int, hk: bytes, rk: bytes, locked: str | None) -> bytes | None:
+        """Read one row; `locked` (a locking SELECT) also claims an absent row."""
+        if locked is None:
             return await self.connection.fetchval(_GET_SHARED, tid, hk, rk)
         while True:
-            row = await self.connection.fetchrow(_GET_LOCKED, tid, hk, rk)
+            row = await self.connection.fetchrow(locked, tid, hk, rk)
             if row is not None:
                 return row[0]
             if await self.connection.fetchval(_CLAIM, tid, hk, rk):
