@@ -7,7 +7,8 @@ from okura import errors, shapes
 from okura.core import index_entries, items
 from okura.operations import table_rules, write_actions
 from okura.operations.batch_keys import DistinctKeys
-from okura.operations.single_item import active_table, capacity_reply, item_collection_metrics
+from okura.operations.single_item import (active_table, capacity_reply, item_collection_metrics,
+                                          write_units)
 from okura.values import key_rules, sizes, validation
 
 MAX_REQUESTS = 25
@@ -51,23 +52,27 @@ async def handle(request, body: dict) -> dict:
     db = request.app.db
     mode = body.get("ReturnConsumedCapacity")
     units: dict[str, float] = {}
+    index_units: dict[str, dict] = {}
     metrics: dict[str, list] = {}
     for table, key, item in planned:
         change = (write_actions.put(table, item, None, body) if item is not None
                   else write_actions.delete(table, key, None, body))
         written = await items.write(db, change)
-        if mode in ("TOTAL", "INDEXES"):
-            size = max(sizes.item_size(written.old) if written.old else 0,
-                       sizes.item_size(item) if item else 0)
-            units[table.name] = units.get(table.name, 0.0) + sizes.write_units(size)
+        if mode in ("TOTAL", "INDEXES"):  # each write billed as its PutItem/DeleteItem
+            spent, indexes = write_units(table, written.old, written.new)
+            units[table.name] = units.get(table.name, 0.0) + spent
+            per_index = index_units.setdefault(table.name, {})
+            for index, index_spent in indexes:
+                per_index[index] = per_index.get(index, 0.0) + index_spent
         collection = item_collection_metrics(table, body, key, written.collection_size)
         if collection is not None:
             metrics.setdefault(table.name, []).append(collection)
     out: dict = {"UnprocessedItems": {}}
     if mode in ("TOTAL", "INDEXES"):
         tables = {table.name: table for table, _, _ in planned}
-        out["ConsumedCapacity"] = [capacity_reply(tables[name], mode, total)
-                                   for name, total in units.items()]
+        out["ConsumedCapacity"] = [
+            capacity_reply(tables[name], mode, total, list(index_units[name].items()))
+            for name, total in units.items()]
     if body.get("ReturnItemCollectionMetrics") == "SIZE":
         out["ItemCollectionMetrics"] = metrics
     return out

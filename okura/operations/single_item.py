@@ -102,11 +102,16 @@ def write_capacity(table: Table, body: dict, old: dict | None, new: dict | None)
     mode = body.get("ReturnConsumedCapacity")
     if mode not in ("TOTAL", "INDEXES"):
         return None
+    return capacity_reply(table, mode, *write_units(table, old, new))
+
+
+def write_units(table: Table, old: dict | None, new: dict | None) -> tuple[float, list]:
+    """(table units, [(index, units)]) one item write costs: the larger of the old and
+    new item on the table, plus each secondary index entry write it caused."""
     size = max(sizes.item_size(old) if old else 0, sizes.item_size(new) if new else 0)
     indexes = [(index, _index_write_units(index, table, old, new))
                for index in index_entries.live(table)]
-    return capacity_reply(table, mode, sizes.write_units(size),
-                          [(index, units) for index, units in indexes if units])
+    return sizes.write_units(size), [(index, units) for index, units in indexes if units]
 
 
 def _index_write_units(index: Index, table: Table, old: dict | None, new: dict | None) -> float:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from botocore.exceptions import ClientError
 
-from conftest import error_of
+from conftest import error_of, unique_name
 
 DUPLICATES = ("ValidationException", "Provided list of item keys contains duplicates")
 
@@ -92,6 +92,27 @@ def test_write_capacity_per_table(ddb, table, sorted_table):
     assert sorted(reply["ConsumedCapacity"], key=lambda c: c["TableName"] != table) == [
         {"TableName": table, "CapacityUnits": 3.0},
         {"TableName": sorted_table, "CapacityUnits": 1.0}]
+
+
+def test_write_capacity_counts_index_writes_as_single_writes_do(ddb):
+    """Each request of a batch is billed as its PutItem would be, index entries included."""
+    name = unique_name()
+    ddb.create_table(
+        TableName=name, BillingMode="PAY_PER_REQUEST",
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                              {"AttributeName": "g", "AttributeType": "S"}],
+        GlobalSecondaryIndexes=[{"IndexName": "by-g",
+                                 "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                                 "Projection": {"ProjectionType": "KEYS_ONLY"}}])
+    item = {"pk": {"S": "a"}, "g": {"S": "x"}}
+    reply = ddb.batch_write_item(RequestItems={name: [put(item)]},
+                                 ReturnConsumedCapacity="INDEXES")
+    single = ddb.put_item(TableName=name, Item=dict(item, pk={"S": "b"}),
+                          ReturnConsumedCapacity="INDEXES")["ConsumedCapacity"]
+    assert reply["ConsumedCapacity"] == [single]
+    assert single["CapacityUnits"] == 2.0
+    assert single["GlobalSecondaryIndexes"] == {"by-g": {"CapacityUnits": 1.0}}
 
 
 def test_get_across_tables_with_projection(ddb, table, sorted_table):
