@@ -118,24 +118,31 @@ async def write_all(db, changes: list[Change], wait: bool = True,
                 raw = None
                 reasons.append(errors.transaction_conflict())
             olds.append(None if raw is None else orjson.loads(raw))
-        news = []
+        news, new_sizes = [], []
         for i, (change, old) in enumerate(zip(changes, olds)):
             news.append(UNCHANGED)
+            new_sizes.append(0)
             if reasons[i] is None:
                 try:
-                    news[i] = new = change.decide(old)
-                    if new is not UNCHANGED and new is not None and change.table.indexes:
-                        index_entries.check(change.table, new)
+                    new = change.decide(old)
+                    if new is not UNCHANGED and new is not None:
+                        # Part of the decision: in a transaction, a new item past 400 KB or
+                        # with a bad index key refuses only its own action.
+                        new_sizes[i] = check_item_size(new, change.too_large)
+                        if change.table.indexes:
+                            index_entries.check(change.table, new)
+                    news[i] = new
                 except DynamoError as refusal:
                     reasons[i] = refusal
         if any(reasons):
             raise Cancelled(reasons, olds)
         written = []
-        for change, (hk, rk), old, new in zip(changes, located, olds, news):
+        for change, (hk, rk), old, new, size in zip(changes, located, olds, news, new_sizes):
             if new is UNCHANGED:
                 written.append(Written(old, old))
             else:
-                written.append(Written(old, new, await _store(db, unit, change, hk, rk, old, new)))
+                written.append(Written(old, new,
+                                       await _store(db, unit, change, hk, rk, old, new, size)))
         if before_commit is not None:
             await before_commit(unit, written)
     return written
@@ -155,17 +162,16 @@ async def _check_catalog(unit, changes: list[Change]) -> None:
 
 
 async def _store(db, unit, change: Change, hk: bytes, rk: bytes, old: dict | None,
-                 new: dict | None) -> int | None:
-    """Persist one item's new state and everything that follows from it; returns
-    its item collection's size where the table keeps them (local indexes)."""
+                 new: dict | None, size: int) -> int | None:
+    """Persist one item's new state (of DynamoDB size `size`) and everything that
+    follows from it; returns its item collection's size where the table keeps them
+    (local indexes)."""
     table = change.table
     if new is None:
         if old is None:
             return None
         await unit.delete(table.id, hk, rk)
-        size = 0
     else:
-        size = check_item_size(new, change.too_large)
         await unit.put(table.id, hk, rk, size, orjson.dumps(new))
     await streams.append(unit, table, old, new, db.clock.now(), change.by_service)
     if not table.indexes:

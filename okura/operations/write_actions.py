@@ -49,9 +49,8 @@ def put(table: Table, item: dict, condition, body: dict) -> items.Change:
 
 def update(table: Table, key: dict, upd: expressions.Update | None, condition, body: dict,
            must_exist: bool = False, changed: list | None = None) -> items.Change:
-    """An update as UpdateItem and transactions decide it. The new item's size is
-    part of the decision, so an update that grows an item past 400 KB cancels only
-    its action. Without an update expression, an absent item is created with its
+    """An update as UpdateItem and transactions decide it (the write path checks the new
+    item's size as part of the decision, with the message of `too_large`). Without an update expression, an absent item is created with its
     key alone; legacy DELETEs alone create nothing. `must_exist` (PartiQL UPDATE)
     refuses an absent item as a failed condition; `changed` collects the updated
     paths (for ReturnValues UPDATED_OLD/UPDATED_NEW)."""
@@ -64,7 +63,6 @@ def update(table: Table, key: dict, upd: expressions.Update | None, condition, b
         if old is None and body.get("AttributeUpdates") and not (upd.sets or upd.adds):
             return items.UNCHANGED
         new, paths = expressions.apply_update(upd, dict(key) if old is None else old)
-        sizes.check_item_size(new, sizes.UPDATE_TOO_LARGE)
         if changed is not None:
             changed.extend(paths)
         return new
