@@ -5,6 +5,10 @@ the load generator's core. A warm-up run comes first and is thrown away; its key
 differ from the measured run's, so "fresh key" stays fresh. A server of several
 nodes gets one load generator per node, run at once, the connections split between
 them: their rates add up, and the worst node's percentiles are reported.
+
+With a target rate (run.py --half-peak) each wrk thread paces its connections to its
+share of that rate through the delay() of bench/lua/common.lua; the achieved rate is
+measured as always, so a target out of reach shows as a lower req/s.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ class Settings:
     warmup: int  # seconds: wrk counts whole seconds
     duration: int
     scan_limit: int
+    rate: float = 0.0  # requests/s over all load generators; 0: as fast as replies come (peak)
 
 
 @dataclass(frozen=True)
@@ -61,12 +66,13 @@ def wrk(binary: str, script: str, ports: list[int], table: str, keys: int, items
     numbers = {}
     connections = max(1, settings.connections // len(ports))
     threads = min(settings.threads, connections)
+    thread_rate = settings.rate / len(ports) / threads  # common.lua paces each wrk thread
     for seconds in (settings.warmup, settings.duration):
         if seconds <= 0:
             continue  # no warm-up
         commands = [[
             binary, f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--timeout", "10s", "-s", str(BENCH / "lua" / f"{script}.lua"), f"http://127.0.0.1:{port}/",
-            "--", table, uuid.uuid4().hex[:8], str(keys), "1" if check_bodies else "0",
+            "--", table, uuid.uuid4().hex[:8], str(keys), "1" if check_bodies else "0", f"{thread_rate:.3f}",
         ] for port in ports]
         numbers = _combined([_wrk_summary(output) for output in _outputs(commands, seconds)])
     return Result.measured(numbers, items_per_request)

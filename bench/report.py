@@ -18,6 +18,21 @@ from servers import REPO, WORK
 Rows = list[list[str]]
 
 
+@dataclass(frozen=True)
+class HalfPeak:
+    """A workload paced to half of its peak req/s (run.py --half-peak)."""
+    peak: Result
+    target: float  # requests/s asked of wrk: half of peak.requests_per_s
+    result: Result
+
+
+HALF_PEAK = ("Latency at half of peak throughput (issue 7: p99 under 2 ms)",
+             "okura only; the peak run's connections, warm-up and duration, each wrk thread pacing "
+             "its requests on a Poisson schedule (Lua delay(), whole milliseconds) to half of the peak "
+             "req/s above; achieved = measured req/s and its share of the target; latency counts "
+             "from each request's send, not its scheduled time (bench/README.md)")
+
+
 @dataclass
 class Report:
     command: str
@@ -28,6 +43,8 @@ class Report:
     startups: dict[str, tuple[float, int] | str] = field(default_factory=dict)  # name -> (s, bytes) or why not
     # (workload title, items note) -> server -> Result, or None where the workload does not apply
     results: dict[tuple[str, str], dict[str, Result | None]] = field(default_factory=dict)
+    # workload name -> okura server -> its paced run; empty without --half-peak
+    half_peak: dict[str, dict[str, HalfPeak]] = field(default_factory=dict)
 
     def startup_rows(self) -> Rows:
         rows = [["server", "start → first reply", "idle RSS"]]
@@ -56,10 +73,32 @@ class Report:
                 ])
         return rows
 
+    def half_peak_rows(self) -> Rows:
+        rows = [["workload", "server", "peak req/s", "peak p99 ms", "target req/s", "achieved req/s",
+                 "p50 ms", "p99 ms"]]
+        for workload, paced in self.half_peak.items():
+            for name in self.servers:
+                if name not in paced:
+                    continue
+                run = paced[name]
+                start = [workload, name, f"{run.peak.requests_per_s:,.0f}", f"{run.peak.p99_ms:.2f}",
+                         f"{run.target:,.0f}"]
+                result = run.result
+                if not result.valid:
+                    errors = f" ({result.errors:,} errors)" if result.errors else ""
+                    rows.append(start + [f"INVALID{errors}: {(result.problem or 'no request completed')[:120]}",
+                                         "–", "–"])
+                else:
+                    rows.append(start + [f"{result.requests_per_s:,.0f} ({result.requests_per_s / run.target:.0%})",
+                                         f"{result.p50_ms:.2f}", f"{result.p99_ms:.2f}"])
+        return rows
+
     def text(self) -> str:
         parts = ["Start-up and idle memory", _aligned(self.startup_rows())]
         for (title, note), results in self.results.items():
             parts += [f"{title} ({note})", _aligned(self.workload_rows(results))]
+        if self.half_peak:
+            parts += [f"{HALF_PEAK[0]}\n{HALF_PEAK[1]}", _aligned(self.half_peak_rows())]
         parts.append("Ratio columns: that okura's req/s ÷ this server's req/s (above 1: okura is faster).")
         return "\n\n".join(parts)
 
@@ -81,6 +120,8 @@ class Report:
         ]
         for (title, note), results in self.results.items():
             parts.append(f"## {title} ({note})\n" + _markdown(self.workload_rows(results)))
+        if self.half_peak:
+            parts.append(f"## {HALF_PEAK[0]}\n{HALF_PEAK[1]}.\n\n" + _markdown(self.half_peak_rows()))
         return "\n\n".join(parts) + "\n"
 
 

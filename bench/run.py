@@ -4,15 +4,19 @@
     python bench/run.py --quick               # smoke run: short runs, small tables
     python bench/run.py --servers okura-mem,dynalite-mem --only get_item,query
     python bench/run.py --servers okura-disk,okura-pg,okura-pg-2   # SQLite, PostgreSQL 1 and 2 nodes
+    python bench/run.py --servers okura-mem --only get_item,put_item --half-peak   # p99 at half of peak
 
 Each server is started (pinned to core 0), timed to its first served request,
 measured idle, driven through the workloads by a load generator on core 1, and
 stopped. A server that fails a workload is reported INVALID for it; the run goes on.
+With --half-peak each okura server runs each wrk workload a second time, paced to half
+of the req/s it just reached, for the latency at that load (issue 7).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import shlex
 import sys
@@ -21,7 +25,7 @@ from pathlib import Path
 
 from dynamo import Client
 from loadgen import Result, Settings, scan, wrk
-from report import Report
+from report import HalfPeak, Report
 from servers import BENCH, BY_NAME as SERVERS, CLIENT_CORE, OKURA, SERVER_CORE, WORK, Running, Server, ensure_wrk
 from workloads import BY_NAME as WORKLOADS, DEFAULT, Scale, Workload
 
@@ -55,8 +59,20 @@ def measure(running: Running, workload: Workload, settings: Settings, scale: Sca
         client.close()
 
 
+def at_half_peak(running: Running, workload: Workload, peak: Result | None, settings: Settings, scale: Scale,
+                 wrk_binary: str) -> HalfPeak | None:
+    """The workload again, its requests paced to half of the peak just measured: peak latency
+    is queueing at full load, while issue 7 asks how fast replies are with headroom left.
+    None where there is nothing to pace: Scan (not driven by wrk) or a peak run that failed."""
+    if workload.script is None or peak is None or not peak.valid:
+        return None
+    target = peak.requests_per_s / 2
+    result = measure(running, workload, dataclasses.replace(settings, rate=target), scale, wrk_binary)
+    return HalfPeak(peak=peak, target=target, result=result)
+
+
 def bench_server(server: Server, workloads: list[Workload], settings: Settings, scale: Scale,
-                 wrk_binary: str, report: Report) -> None:
+                 wrk_binary: str, report: Report, half_peak: bool) -> None:
     print(f"== {server.name}", flush=True)
     try:
         running = Running(server)
@@ -84,12 +100,20 @@ def bench_server(server: Server, workloads: list[Workload], settings: Settings, 
             result = measure(running, workload, settings, scale, wrk_binary)
             report.results[_key(workload)][server.name] = result
             if result is not None:
-                print(f"    {result.requests_per_s:,.0f} req/s, {result.items_per_s:,.0f} items/s, "
-                      f"p50 {result.p50_ms:.2f} ms, p99 {result.p99_ms:.2f} ms"
-                      + ("" if result.valid else f"  INVALID, {result.errors} errors: {result.problem[:200]}"),
-                      flush=True)
+                print(f"    {_said(result)}", flush=True)
+            paced = at_half_peak(running, workload, result, settings, scale, wrk_binary) \
+                if half_peak and server.name in OKURA else None
+            if paced is not None:
+                report.half_peak[workload.name][server.name] = paced
+                print(f"    half of peak, {paced.target:,.0f} req/s targeted: {_said(paced.result)}", flush=True)
     finally:
         running.stop()
+
+
+def _said(result: Result) -> str:
+    return (f"{result.requests_per_s:,.0f} req/s, {result.items_per_s:,.0f} items/s, "
+            f"p50 {result.p50_ms:.2f} ms, p99 {result.p99_ms:.2f} ms"
+            + ("" if result.valid else f"  INVALID, {result.errors} errors: {result.problem[:200]}"))
 
 
 def _key(workload: Workload) -> tuple[str, str]:
@@ -122,6 +146,9 @@ def main() -> None:
     parser.add_argument("--keys", type=int, help="preloaded items for GetItem/mix, x10 items for Query (10,000)")
     parser.add_argument("--scan-items", type=int, help="items in the scanned table (default 10,000)")
     parser.add_argument("--scan-limit", type=int, default=1000, help="Limit of each Scan page")
+    parser.add_argument("--half-peak", action="store_true",
+                        help="okura servers also run each workload but Scan paced to half of its peak req/s "
+                             "and report p50/p99 at that rate")
     parser.add_argument("--output", type=Path,
                         help="Markdown results (default bench/RESULTS.md; --quick: bench/.work/RESULTS-quick.md)")
     args = parser.parse_args()
@@ -163,8 +190,10 @@ def main() -> None:
     )
     for workload in workloads:
         report.results[_key(workload)] = {}
+        if args.half_peak and workload.script is not None:
+            report.half_peak[workload.name] = {}
     for server in servers:
-        bench_server(server, workloads, settings, scale, wrk_binary, report)
+        bench_server(server, workloads, settings, scale, wrk_binary, report, args.half_peak)
 
     print("\n" + report.text())
     output.write_text(report.markdown())

@@ -40,6 +40,39 @@ function M.random_index()
   return math.random(0, M.keys - 1)
 end
 
+-- Milliseconds on a monotonic clock (wrk gives Lua none; LuaJIT's ffi reaches clock_gettime).
+local function clock_ms()
+  local ffi = require("ffi")
+  ffi.cdef [[
+    typedef struct { long tv_sec; long tv_nsec; } bench_timespec;
+    int clock_gettime(int clock, bench_timespec *now);
+  ]]
+  local now = ffi.new("bench_timespec")
+  return function()
+    ffi.C.clock_gettime(1, now) -- CLOCK_MONOTONIC
+    return tonumber(now.tv_sec) * 1000 + tonumber(now.tv_nsec) / 1e6
+  end
+end
+
+-- A delay() holding this thread at `rate` requests/s. wrk calls delay() before each
+-- request of a connection but does not say which connection, so the schedule is the
+-- thread's: each call takes the next send time of a Poisson schedule (exponential gaps)
+-- and waits until it. The rate then does not depend on the reply time, as a fixed wait
+-- per connection would. Behind schedule (every connection busy), it sends at once.
+-- wrk waits whole milliseconds: the wait is rounded up or down at random, so that
+-- the rounding averages out.
+function M.pacer(rate)
+  local now_ms, gap, next_send = clock_ms(), 1000 / rate, nil
+  return function()
+    local now = now_ms()
+    next_send = (next_send or now) - math.log(1 - math.random()) * gap
+    local wait = next_send - now
+    if wait <= 0 then return 0 end
+    local whole = math.floor(wait)
+    return whole + (math.random() < wait - whole and 1 or 0)
+  end
+end
+
 local threads = {}
 
 function M.workload(spec)
@@ -49,12 +82,15 @@ function M.workload(spec)
   end
 
   -- wrk ... -- <table> <run id> <key count> <check: 1 checks reply bodies, 0 only statuses>
+  --            [<requests/s of this thread; absent or 0: as fast as replies come>]
   local check
   function init(args)
     errors, first_error = 0, ""
     M.table, M.run, M.keys = args[1], args[2], tonumber(args[3])
     check = args[4] == "1" and spec.check
     math.randomseed(os.time() + thread_id * 7919)
+    local rate = tonumber(args[5] or "0")
+    if rate > 0 then delay = M.pacer(rate) end -- wrk looks for delay() after init()
     spec.init()
   end
 
