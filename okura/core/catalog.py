@@ -106,6 +106,14 @@ class Catalog:
             return None
         return table
 
+    def cached(self, region: str, name: str) -> Table | None:
+        """The table if this process holds it, without touching storage (the hot
+        operations' first try; None sends them the general way)."""
+        table = self._cache.get((region, name))
+        if table is None or table.gone(self.clock.now()):
+            return None
+        return table
+
     async def names(self, region: str) -> list[str]:
         async with self.engine.reader() as unit:
             names = await unit.catalog_list(region)

@@ -40,6 +40,7 @@ class Change(NamedTuple):
     # False when neither the decision nor the reply looks at the current item (a plain
     # PutItem): outside transactions, a table without indexes or stream then skips the read.
     needs_old: bool = True
+    new_size: int | None = None  # the size of the item decide() returns, when already known
 
 
 class Written:
@@ -128,7 +129,7 @@ async def write_all(db, changes: list[Change], wait: bool = True,
                     if new is not UNCHANGED and new is not None:
                         # Part of the decision: in a transaction, a new item past 400 KB or
                         # with a bad index key refuses only its own action.
-                        new_sizes[i] = check_item_size(new, change.too_large)
+                        new_sizes[i] = check_item_size(new, change.too_large, change.new_size)
                         if change.table.indexes:
                             index_entries.check(change.table, new)
                     news[i] = new

@@ -6,13 +6,20 @@ import orjson
 from okura import expressions, shapes
 from okura.expressions import legacy
 from okura.core import items
-from okura.operations.single_item import active_table, capacity_reply, check_key, resolver
-from okura.values import sizes, validation
+from okura.operations.single_item import (active_table, capacity_reply, check_key, plain_table,
+                                          resolver)
+from okura.values import plain, sizes, validation
 
 _EMPTY = b"{}"
+_PLAIN = frozenset(("TableName", "Key", "ConsistentRead"))
 
 
 async def handle(request, body: dict):
+    table = plain_table(request, body, _PLAIN)
+    if (table is not None and plain.key(body.get("Key"), table.schema)
+            and type(body.get("ConsistentRead", False)) is bool):
+        # The commonest form, known valid: straight to storage.
+        return _whole(await items.get_raw(request.app.db, table, body["Key"]))
     shapes.check("GetItem", body)
     key = body["Key"]
     validation.check_item(key)
@@ -28,8 +35,7 @@ async def handle(request, body: dict):
     raw = await items.get_raw(request.app.db, table, key)
     mode = body.get("ReturnConsumedCapacity")
     if projection is None and mode not in ("TOTAL", "INDEXES"):
-        # The stored bytes are the item's wire JSON: copy them, never decode them.
-        return _EMPTY if raw is None else b'{"Item":' + raw + b"}"
+        return _whole(raw)
     item = None if raw is None else orjson.loads(raw)
     out = {}
     if item is not None:
@@ -39,3 +45,9 @@ async def handle(request, body: dict):
         out["ConsumedCapacity"] = capacity_reply(
             table, mode, sizes.read_units(size, consistent=bool(body.get("ConsistentRead"))))
     return out
+
+
+def _whole(raw: bytes | None) -> bytes:
+    """The reply with the whole item: its stored bytes are its wire JSON, copied,
+    never decoded."""
+    return _EMPTY if raw is None else b'{"Item":' + raw + b"}"

@@ -4,12 +4,23 @@ from __future__ import annotations
 from okura import shapes
 from okura.core import items
 from okura.operations import write_actions
-from okura.operations.single_item import (active_table, item_collection_metrics, old_or_none, reply,
-                                          write_capacity, write_expressions)
-from okura.values import key_rules, validation
+from okura.operations.single_item import (active_table, item_collection_metrics, old_or_none,
+                                          plain_table, reply, write_capacity, write_expressions)
+from okura.values import key_rules, plain, validation
+from okura.values.sizes import MAX_ITEM_SIZE
+
+_PLAIN = frozenset(("TableName", "Item"))
 
 
 async def handle(request, body: dict):
+    table = plain_table(request, body, _PLAIN)
+    if table is not None:
+        # The commonest form: a flat item, checked and sized in one walk.
+        item = body.get("Item")
+        size = plain.item_size(item)
+        if size is not None and size <= MAX_ITEM_SIZE and plain.item_keys(item, table.schema):
+            await items.write(request.app.db, write_actions.put(table, item, None, body, size))
+            return b"{}"
     shapes.check("PutItem", body)
     item = body["Item"]
     validation.check_item(item)

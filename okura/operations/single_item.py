@@ -21,6 +21,20 @@ async def active_table(request, name: str) -> Table:
     return table
 
 
+def plain_table(request, body: dict, members: frozenset) -> Table | None:
+    """The table of a request in its commonest form: only `members`, naming by its
+    exact name a table this process holds, which serves data. None sends the request
+    the general way (which gives every error)."""
+    name = body.get("TableName")
+    if type(name) is not str or not body.keys() <= members:
+        return None
+    db = request.app.db
+    table = db.catalog.cached(request.region, name)
+    if table is None or table.status(db.clock.now()) not in (ACTIVE, UPDATING):
+        return None
+    return table
+
+
 def resolver(body: dict, expression_params: tuple[str, ...],
              takes_values: bool = True) -> expressions.Resolver:
     """The names/values resolver of a request, after DynamoDB's checks on

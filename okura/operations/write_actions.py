@@ -38,13 +38,14 @@ def check_unique(actions: list[Action]) -> None:
         seen.add(where)
 
 
-def put(table: Table, item: dict, condition, body: dict) -> items.Change:
+def put(table: Table, item: dict, condition, body: dict, size: int | None = None) -> items.Change:
+    """`size`: the item's size, when the caller has already computed it."""
     def decide(old):
         condition_check(condition, body, old)
         return item
     needs_old = (condition is not None or body.get("ReturnValues") == "ALL_OLD"
                  or body.get("ReturnConsumedCapacity") in ("TOTAL", "INDEXES"))
-    return items.Change(table, item, decide, needs_old=needs_old)
+    return items.Change(table, item, decide, needs_old=needs_old, new_size=size)
 
 
 def update(table: Table, key: dict, upd: expressions.Update | None, condition, body: dict,

@@ -62,9 +62,11 @@ def item_size(item: dict) -> int:
     return total
 
 
-def check_item_size(item: dict, message: str = ITEM_TOO_LARGE) -> int:
-    """The item's size, or DynamoDB's error past 400 KB (UpdateItem passes UPDATE_TOO_LARGE)."""
-    size = item_size(item)
+def check_item_size(item: dict, message: str = ITEM_TOO_LARGE, size: int | None = None) -> int:
+    """The item's size (`size` when the caller already knows it), or DynamoDB's error
+    past 400 KB (UpdateItem passes UPDATE_TOO_LARGE)."""
+    if size is None:
+        size = item_size(item)
     if size > MAX_ITEM_SIZE:
         raise errors.validation(message)
     return size
