@@ -90,6 +90,28 @@ async def write(db, change: Change) -> Written:
                 raise
 
 
+async def write_each(db, changes: list[Change]) -> list[Written]:
+    """Independent writes that cannot refuse (BatchWriteItem's puts and deletes, already
+    checked), in one storage transaction: one commit, not one per item. Rows are
+    locked in one global order, so two batches over the same items cannot deadlock;
+    the results are in the order of `changes`."""
+    order = sorted(range(len(changes)), key=lambda i: (changes[i].table.id,
+                                                       *changes[i].table.locate(changes[i].key)))
+    for attempt in range(WRITE_ATTEMPTS):
+        try:
+            written = await write_all(db, [changes[i] for i in order])
+            break
+        except Cancelled as cancelled:  # a change that refuses after all: the batch fails whole
+            raise next(reason for reason in cancelled.reasons if reason) from None
+        except Conflict:
+            if attempt == WRITE_ATTEMPTS - 1:
+                raise
+    out: list = [None] * len(changes)
+    for position, i in enumerate(order):
+        out[i] = written[position]
+    return out
+
+
 async def write_all(db, changes: list[Change], wait: bool = True,
                     before_commit: Callable | None = None) -> list[Written]:
     """Apply every change or none: raises Cancelled if any decision refuses.

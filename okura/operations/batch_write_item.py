@@ -1,21 +1,63 @@
 """BatchWriteItem: up to 25 puts and deletes across tables. Every request is checked
-before anything is written; then each is its own single-item write, as in DynamoDB
-(not a transaction: a later failure leaves earlier writes in place)."""
+before anything is written; then all are written in one storage transaction (no
+request can refuse once checked, so this is DynamoDB's outcome at one commit's cost)."""
 from __future__ import annotations
 
 from okura import errors, shapes
 from okura.core import index_entries, items
 from okura.operations import table_rules, write_actions
 from okura.operations.batch_keys import DistinctKeys
-from okura.operations.single_item import (active_table, capacity_reply, item_collection_metrics,
-                                          write_units)
-from okura.values import key_rules, sizes, validation
+from okura.operations.single_item import (active_table, capacity_reply, held_table,
+                                          item_collection_metrics, write_units)
+from okura.values import key_rules, plain, sizes, validation
 
 MAX_REQUESTS = 25
 
 
+def _plain(request, body: dict) -> list[tuple] | None:
+    """The planned writes of a batch in its commonest form (only RequestItems, flat
+    items and plain keys, distinct, on tables this process holds), checked as
+    _checked() checks them; None sends the batch the general way, for its errors."""
+    request_items = body.get("RequestItems")
+    if len(body) != 1 or type(request_items) is not dict or not request_items:
+        return None
+    planned, seen = [], set()
+    for name, writes in request_items.items():
+        table = held_table(request, name)
+        if table is None or type(writes) is not list or not writes:
+            return None
+        for write in writes:
+            if type(write) is not dict or len(write) != 1:
+                return None
+            put, delete = write.get("PutRequest"), write.get("DeleteRequest")
+            if type(put) is dict and len(put) == 1:
+                item = put.get("Item")
+                size = plain.item_size(item)
+                if (size is None or size > sizes.MAX_ITEM_SIZE
+                        or not plain.item_keys(item, table.schema)):
+                    return None
+                if table.indexes:
+                    try:
+                        index_entries.check(table, item)
+                    except errors.DynamoError:
+                        return None
+                key = table.key_of(item)
+            elif type(delete) is dict and len(delete) == 1 and plain.key(delete.get("Key"),
+                                                                         table.schema):
+                item, key, size = None, delete["Key"], None
+            else:
+                return None
+            where = (table.id, *table.locate(key))
+            if where in seen:
+                return None
+            seen.add(where)
+            planned.append((table, key, item, size))
+    return planned if len(planned) <= MAX_REQUESTS else None
+
+
 async def _checked(request, body: dict) -> list[tuple]:
-    """(table, key, item or None) per write request, in request order, after every rule."""
+    """(table, key, item or None, item size or None) per write request, in request
+    order, after every rule."""
     request_items = body["RequestItems"]
     if sum(len(writes) for writes in request_items.values()) > MAX_REQUESTS:
         raise errors.validation("Too many items requested for the BatchWriteItem call")
@@ -33,31 +75,33 @@ async def _checked(request, body: dict) -> list[tuple]:
                 item = put["Item"]
                 validation.check_item(item)
                 key_rules.check_item_keys(item, table.schema)
-                sizes.check_item_size(item)
+                size = sizes.check_item_size(item)
                 if table.indexes:
                     index_entries.check(table, item)
                 key = table.key_of(item)
             else:
-                item, key = None, delete["Key"]
+                item, key, size = None, delete["Key"], None
                 validation.check_item(key)
                 key_rules.check_key(key, table.schema)
             distinct.add(key)
-            planned.append((table, key, item))
+            planned.append((table, key, item, size))
     return planned
 
 
 async def handle(request, body: dict) -> dict:
-    shapes.check("BatchWriteItem", body)
-    planned = await _checked(request, body)
+    planned = _plain(request, body)
+    if planned is None:
+        shapes.check("BatchWriteItem", body)
+        planned = await _checked(request, body)
     db = request.app.db
     mode = body.get("ReturnConsumedCapacity")
     units: dict[str, float] = {}
     index_units: dict[str, dict] = {}
     metrics: dict[str, list] = {}
-    for table, key, item in planned:
-        change = (write_actions.put(table, item, None, body) if item is not None
-                  else write_actions.delete(table, key, None, body))
-        written = await items.write(db, change)
+    changes = [write_actions.put(table, item, None, body, size) if item is not None
+               else write_actions.delete(table, key, None, body)
+               for table, key, item, size in planned]
+    for (table, key, _, _), written in zip(planned, await items.write_each(db, changes)):
         if mode in ("TOTAL", "INDEXES"):  # each write billed as its PutItem/DeleteItem
             spent, indexes = write_units(table, written.old, written.new)
             units[table.name] = units.get(table.name, 0.0) + spent
@@ -69,7 +113,7 @@ async def handle(request, body: dict) -> dict:
             metrics.setdefault(table.name, []).append(collection)
     out: dict = {"UnprocessedItems": {}}
     if mode in ("TOTAL", "INDEXES"):
-        tables = {table.name: table for table, _, _ in planned}
+        tables = {table.name: table for table, *_ in planned}
         out["ConsumedCapacity"] = [
             capacity_reply(tables[name], mode, total, list(index_units[name].items()))
             for name, total in units.items()]

@@ -25,8 +25,14 @@ def plain_table(request, body: dict, members: frozenset) -> Table | None:
     """The table of a request in its commonest form: only `members`, naming by its
     exact name a table this process holds, which serves data. None sends the request
     the general way (which gives every error)."""
-    name = body.get("TableName")
-    if type(name) is not str or not body.keys() <= members:
+    if not body.keys() <= members:
+        return None
+    return held_table(request, body.get("TableName"))
+
+
+def held_table(request, name) -> Table | None:
+    """The table of exactly this name if this process holds it and it serves data."""
+    if type(name) is not str:
         return None
     db = request.app.db
     table = db.catalog.cached(request.region, name)

@@ -115,3 +115,50 @@ def test_missing_key_is_a_validation_error(server, tables):
 def test_absent_table_alike(server, target, body):
     status, reply = same(server, target, {"TableName": "no-such-table-here", **body})
     assert status == 400 and "ResourceNotFoundException" in reply["__type"]
+
+
+def put(item: dict) -> dict:
+    return {"PutRequest": {"Item": item}}
+
+
+def delete(key: dict) -> dict:
+    return {"DeleteRequest": {"Key": key}}
+
+
+BATCHES = [
+    lambda s, n: {s: [put({"pk": {"S": f"b{i}"}, "n": {"N": "1.50"}}) for i in range(25)]},
+    lambda s, n: {s: [put({"pk": {"S": "b0"}}), delete({"pk": {"S": "b1"}})],
+                  n: [put({"pk": {"N": "2"}}), delete({"pk": {"N": "3"}})]},
+    lambda s, n: {s: [put({"pk": {"S": "d"}}), delete({"pk": {"S": "d"}})]},  # duplicate key
+    lambda s, n: {s: [put({"pk": {"S": f"x{i}"}}) for i in range(26)]},  # too many
+    lambda s, n: {s: [put({"pk": {"S": "ok"}}), put({"pk": {"S": ""}})]},  # second is bad
+    lambda s, n: {s: [put({"pk": {"S": "ok"}}), put({"pk": {"S": "a"}, "z": {"NULL": False}})]},
+    lambda s, n: {s: [put({"pk": {"S": "ok"}}), delete({"pk": {"N": "1"}})]},
+    lambda s, n: {s: [{"PutRequest": {"Item": {"pk": {"S": "a"}}}, "DeleteRequest": {
+        "Key": {"pk": {"S": "a"}}}}]},
+    lambda s, n: {s: []},
+    lambda s, n: {s: [put({"pk": {"S": "ok"}})], "no-such-table-here": [put({"pk": {"S": "a"}})]},
+]
+
+
+@pytest.mark.parametrize("batch", BATCHES)
+def test_batches_agree(server, tables, batch):
+    request = {"RequestItems": batch(tables["S"], tables["N"])}
+    status, reply = same(server, "BatchWriteItem", request)
+    if status == 200:
+        assert reply == {"UnprocessedItems": {}}
+        for name, writes in request["RequestItems"].items():
+            for write in writes:
+                key = (write.get("PutRequest", {}).get("Item")
+                       or write["DeleteRequest"]["Key"])
+                found = server.post("GetItem", {"TableName": name, "Key": {"pk": key["pk"]}})
+                assert ("Item" in found.json) == ("PutRequest" in write)
+    else:
+        assert status == 400
+
+
+def test_a_refused_batch_writes_nothing(server, tables):
+    request = {"TableName": tables["S"], "Key": {"pk": {"S": "first"}}}
+    server.post("BatchWriteItem", {"RequestItems": {tables["S"]: [
+        put({"pk": {"S": "first"}}), put({"pk": {"S": "a"}, "n": {"N": "x"}})]}})
+    assert server.post("GetItem", request).json == {}
