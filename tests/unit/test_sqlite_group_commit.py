@@ -64,3 +64,36 @@ def test_close_commits_what_is_pending(tmp_path):
 
     asyncio.run(scenario())
     assert committed_rows(tmp_path) == 1
+
+
+def test_the_wal_stays_bounded_under_steady_writes(tmp_path, monkeypatch):
+    """Writes that never pause must still let the WAL restart from its beginning: the
+    file stays near what a few checkpoint intervals write, not everything written."""
+    from okura.storage import sqlite as engine_module
+
+    monkeypatch.setattr(engine_module, "CHECKPOINT_SECONDS", 0.05)
+    page = b"x" * 3000
+
+    async def scenario():
+        engine = SqliteEngine(str(tmp_path))
+        await engine.open()
+        written, n = 0, 0
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 2.0
+        while loop.time() < deadline:
+            for _ in range(20):  # one group commit of 20 units, every iteration
+                async with engine.transaction() as unit:
+                    await unit.put(1, (n * 2654435761 % 2**32).to_bytes(4, "big"), b"", 1, page)
+                n += 1
+                written += len(page)
+            await asyncio.sleep(0)
+        with open(tmp_path / "okura.sqlite3-wal", "rb") as wal:
+            header = wal.read(16)
+        await engine.close()
+        return written, header
+
+    written, header = asyncio.run(scenario())
+    # The WAL header's checkpoint sequence number counts the restarts (sqlite.org/fileformat2).
+    restarts = int.from_bytes(header[12:16], "big")
+    assert written > 20 * 2**20  # enough writing for several checkpoint intervals
+    assert restarts >= 3, restarts
