@@ -8,7 +8,7 @@ from okura.core import collections, index_entries
 from okura.core.catalog import ACTIVE, UPDATING, Table
 from okura.core.indexes import Index
 from okura.operations import table_rules
-from okura.values import key_rules, sizes, validation
+from okura.values import key_rules, plain, sizes, validation
 
 
 async def active_table(request, name: str) -> Table:
@@ -39,6 +39,26 @@ def held_table(request, name) -> Table | None:
     if table is None or table.status(db.clock.now()) not in (ACTIVE, UPDATING):
         return None
     return table
+
+
+_RETURN_VALUES = frozenset(("NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW"))
+_MAX_NAME = 65535  # the request model's AttributeName limit
+
+
+def plain_expression_members(body: dict) -> bool:
+    """Whether a request's expression members are all of the plain kinds the request
+    model certainly accepts (strings, names, flat values; numbers normalised in place)."""
+    for member in ("UpdateExpression", "ConditionExpression"):
+        if type(body.get(member, "")) is not str:
+            return False
+    names = body.get("ExpressionAttributeNames")
+    if names is not None and (type(names) is not dict or any(
+            type(name) is not str or len(name) > _MAX_NAME for name in names.values())):
+        return False
+    values = body.get("ExpressionAttributeValues")
+    if values is not None and plain.item_size(values) is None:
+        return False
+    return body.get("ReturnValues", "NONE") in _RETURN_VALUES
 
 
 def resolver(body: dict, expression_params: tuple[str, ...],

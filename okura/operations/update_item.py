@@ -6,18 +6,26 @@ from okura import expressions, shapes
 from okura.core import items
 from okura.operations import write_actions
 from okura.operations.single_item import (active_table, check_key, check_key_untouched,
-                                          item_collection_metrics, reply, write_capacity,
-                                          write_expressions)
-from okura.values import validation
+                                          item_collection_metrics, plain_expression_members,
+                                          plain_table, reply, write_capacity, write_expressions)
+from okura.values import plain, validation
+
+_PLAIN = frozenset(("TableName", "Key", "UpdateExpression", "ConditionExpression",
+                    "ExpressionAttributeNames", "ExpressionAttributeValues", "ReturnValues"))
 
 
 async def handle(request, body: dict):
-    shapes.check("UpdateItem", body)
+    table = plain_table(request, body, _PLAIN)
+    if table is None or not (plain.key(body.get("Key"), table.schema)
+                             and plain_expression_members(body)):
+        table = None  # not the commonest form: every check, in DynamoDB's order
+        shapes.check("UpdateItem", body)
+        validation.check_item(body["Key"])
     key = body["Key"]
-    validation.check_item(key)
     condition, update = write_expressions(body, "UpdateItem")
-    table = await active_table(request, body["TableName"])
-    check_key(table, key)
+    if table is None:
+        table = await active_table(request, body["TableName"])
+        check_key(table, key)
     if update is not None:
         check_key_untouched(table, update)
     changed = []

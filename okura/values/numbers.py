@@ -60,9 +60,18 @@ def normalize(text: str) -> str:
     return to_text(parse(text))
 
 
+# A normalised integer of at most 37 digits: a sum or difference of two stays within
+# 38 digits, and Python's int gives it exactly, in normalised form (the atomic counter).
+_SMALL_INTEGER = re.compile(r"-?[1-9][0-9]{0,36}|0")
+
+
 def add(a: str, b: str) -> str:
+    if _SMALL_INTEGER.fullmatch(a) and _SMALL_INTEGER.fullmatch(b):
+        return str(int(a) + int(b))
     return to_text(check(_EXACT.add(Decimal(a), Decimal(b))))
 
 
 def subtract(a: str, b: str) -> str:
+    if _SMALL_INTEGER.fullmatch(a) and _SMALL_INTEGER.fullmatch(b):
+        return str(int(a) - int(b))
     return to_text(check(_EXACT.subtract(Decimal(a), Decimal(b))))

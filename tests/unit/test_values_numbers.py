@@ -38,3 +38,25 @@ def test_normalized_text_is_a_fixed_point_with_the_same_value(text):
     if not normal.startswith("DynamoError"):
         assert numbers.normalize(normal) == normal
         assert Decimal(normal) == Decimal(text)
+
+
+_integers = st.one_of(st.integers(-10**38, 10**38), st.integers(-1000, 1000)).map(str)
+
+
+@settings(max_examples=500)
+@given(_integers, _integers)
+def test_integer_arithmetic_shortcut_agrees_with_decimal(a, b):
+    for text in (a, b):
+        if numbers._NORMAL.fullmatch(text) is None:
+            return  # operands reach add/subtract normalised
+    for shortcut, exact in ((numbers.add, numbers._EXACT.add),
+                            (numbers.subtract, numbers._EXACT.subtract)):
+        try:
+            expected = numbers.to_text(numbers.check(exact(Decimal(a), Decimal(b))))
+        except Exception as fault:  # noqa: BLE001 - the fault itself must match too
+            expected = repr(fault)
+        try:
+            got = shortcut(a, b)
+        except Exception as fault:  # noqa: BLE001
+            got = repr(fault)
+        assert got == expected
