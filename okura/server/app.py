@@ -60,7 +60,7 @@ class App:
             return error.status, error.body()
         except Exception:
             log.exception("internal error in %s (request %s)",
-                          headers.get("x-amz-target"), request.request_id)
+                          headers.get("x-amz-target"), request.request_id.decode())
             error = errors.internal_server_error()
             return error.status, error.body()
 

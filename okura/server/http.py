@@ -33,14 +33,24 @@ _JSON = b"application/x-amz-json-1.0"
 # The only request headers okura reads; the rest are skipped without decoding.
 _WANTED = {name.encode(): name for name in (
     "x-amz-target", "authorization", "x-amz-date", "date", "content-encoding", "host")}
+# Header names as SDKs spell them, looked up before lower-casing: what they stand for
+# (None: not read).
+_SPELLED = {**_WANTED, **{name.title(): wanted for name, wanted in _WANTED.items()},
+            b"X-Amz-Target": "x-amz-target", b"X-Amz-Date": "x-amz-date",
+            **dict.fromkeys((b"Content-Type", b"Content-Length", b"User-Agent", b"Accept-Encoding",
+                             b"content-type", b"content-length", b"user-agent",
+                             b"accept-encoding", b"Connection", b"Accept",
+                             b"amz-sdk-invocation-id", b"amz-sdk-request",
+                             b"X-Amz-Security-Token", b"x-amz-security-token"))}
+_UNKNOWN = object()
 
 
 def request_ids():
-    """DynamoDB-style 52-character request ids: a random per-process prefix and a counter,
-    unique across processes without a random draw per request."""
-    prefix = "".join(SystemRandom().choice(_REQUEST_ID_ALPHABET) for _ in range(40))
+    """DynamoDB-style 52-character request ids (ASCII bytes): a random per-process
+    prefix and a counter, unique across processes without a random draw per request."""
+    prefix = "".join(SystemRandom().choice(_REQUEST_ID_ALPHABET) for _ in range(40)).encode()
     for n in count():
-        yield f"{prefix}{n:012d}"
+        yield b"%s%012d" % (prefix, n)
 
 
 class _Clock:
@@ -68,7 +78,7 @@ class Request:
 
     __slots__ = ("headers", "region", "request_id", "app", "local_address")
 
-    def __init__(self, headers: dict, request_id: str, app, local_address):
+    def __init__(self, headers: dict, request_id: bytes, app, local_address):
         self.headers = headers
         self.request_id = request_id
         self.app = app
@@ -139,9 +149,11 @@ class HttpProtocol(asyncio.Protocol):
         self.url += url
 
     def on_header(self, name, value):
-        name = _WANTED.get(name.lower())
-        if name is not None:
-            self.headers[name] = value.decode("latin-1")
+        wanted = _SPELLED.get(name, _UNKNOWN)
+        if wanted is _UNKNOWN:
+            wanted = _WANTED.get(name.lower())
+        if wanted is not None:
+            self.headers[wanted] = value.decode("latin-1")
 
     def on_body(self, body):
         self.body.append(body)
@@ -213,18 +225,16 @@ class HttpProtocol(asyncio.Protocol):
     def _write(self, status, body, keep_alive, content_type, request_id=None):
         if self.transport is None:
             return
-        head = [b"HTTP/1.1 ", _STATUS.get(status, str(status).encode()),
-                b"\r\nContent-Type: ", content_type,
-                b"\r\nContent-Length: ", str(len(body)).encode(),
-                b"\r\nDate: ", _http_date.date()]
+        closing = not keep_alive or self.closing
+        head = b"HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %d\r\nDate: %s" % (
+            _STATUS.get(status) or str(status).encode(), content_type, len(body),
+            _http_date.date())
         if request_id is not None:
-            head += [b"\r\nx-amzn-RequestId: ", request_id.encode(),
-                     b"\r\nx-amz-crc32: ", str(zlib.crc32(body)).encode()]
-        if not keep_alive or self.closing:
-            head.append(b"\r\nConnection: close")
-        head += [b"\r\n\r\n", body]
-        self.transport.write(b"".join(head))
-        if not keep_alive or self.closing:
+            head += b"\r\nx-amzn-RequestId: %s\r\nx-amz-crc32: %d" % (request_id,
+                                                                     zlib.crc32(body))
+        self.transport.write(head + (b"\r\nConnection: close\r\n\r\n" if closing
+                                     else b"\r\n\r\n") + body)
+        if closing:
             self.transport.close()
             self.transport = None
 

@@ -90,6 +90,17 @@ def test_missing_target_is_unknown_operation(server):
     assert reply.json["__type"] == "com.amazon.coral.service#UnknownOperationException"
 
 
+@pytest.mark.parametrize("spell", [str.lower, str.upper, str.title])
+def test_header_names_are_read_in_any_case(server, spell):
+    reply = server.post(None, {}, headers={
+        spell("X-Amz-Target"): "DynamoDB_20120810.ListTables",
+        "Authorization": None, "X-Amz-Date": None,
+        spell("Authorization"): "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20260101/us-east-1/"
+                                "dynamodb/aws4_request, SignedHeaders=host, Signature=abc",
+        spell("X-Amz-Date"): "20260101T000000Z"})
+    assert reply.status == 200 and "TableNames" in reply.json
+
+
 def test_missing_authorization(server):
     reply = server.post("ListTables", {}, headers={"Authorization": None})
     assert reply.status == 400

@@ -30,7 +30,7 @@ def test_unexpected_exception_is_internal_server_error(monkeypatch, caplog):
         await db.open()
         app = App(db, settings)
         try:
-            return await app.dispatch(Request(dict(HEADERS), "RID", app, None), b"{}")
+            return await app.dispatch(Request(dict(HEADERS), b"RID", app, None), b"{}")
         finally:
             await db.close()
 
