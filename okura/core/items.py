@@ -41,6 +41,7 @@ class Change(NamedTuple):
     # PutItem): outside transactions, a table without indexes or stream then skips the read.
     needs_old: bool = True
     new_size: int | None = None  # the size of the item decide() returns, when already known
+    at: tuple[bytes, bytes] | None = None  # table.locate(key), when already computed
 
 
 class Written:
@@ -95,8 +96,8 @@ async def write_each(db, changes: list[Change]) -> list[Written]:
     checked), in one storage transaction: one commit, not one per item. Rows are
     locked in one global order, so two batches over the same items cannot deadlock;
     the results are in the order of `changes`."""
-    order = sorted(range(len(changes)), key=lambda i: (changes[i].table.id,
-                                                       *changes[i].table.locate(changes[i].key)))
+    order = sorted(range(len(changes)), key=lambda i: (
+        changes[i].table.id, *(changes[i].at or changes[i].table.locate(changes[i].key))))
     for attempt in range(WRITE_ATTEMPTS):
         try:
             written = await write_all(db, [changes[i] for i in order])
@@ -125,7 +126,7 @@ async def write_all(db, changes: list[Change], wait: bool = True,
             await _check_catalog(unit, changes)
         located, olds, reasons = [], [], []
         for change in changes:
-            hk, rk = change.table.locate(change.key)
+            hk, rk = change.at or change.table.locate(change.key)
             located.append((hk, rk))
             # Shared storage reads even for a plain put: the locked read is where a write
             # meets a transaction in flight (see PostgreSQL's get).
@@ -159,13 +160,19 @@ async def write_all(db, changes: list[Change], wait: bool = True,
                     reasons[i] = refusal
         if any(reasons):
             raise Cancelled(reasons, olds)
-        written = []
+        written, rows = [], []
         for change, (hk, rk), old, new, size in zip(changes, located, olds, news, new_sizes):
             if new is UNCHANGED:
                 written.append(Written(old, old))
+            elif new is not None and not change.table.observes_old:
+                # Nothing follows from this put (no index, no stream): stored with the others.
+                rows.append((change.table.id, hk, rk, size, orjson.dumps(new)))
+                written.append(Written(old, new))
             else:
                 written.append(Written(old, new,
                                        await _store(db, unit, change, hk, rk, old, new, size)))
+        if rows:
+            await unit.put_many(rows)
         if before_commit is not None:
             await before_commit(unit, written)
     return written

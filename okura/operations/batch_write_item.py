@@ -47,17 +47,17 @@ def _plain(request, body: dict) -> list[tuple] | None:
                 item, key, size = None, delete["Key"], None
             else:
                 return None
-            where = (table.id, *table.locate(key))
-            if where in seen:
+            at = table.locate(key)
+            if (table.id, at) in seen:
                 return None
-            seen.add(where)
-            planned.append((table, key, item, size))
+            seen.add((table.id, at))
+            planned.append((table, key, item, size, at))
     return planned if len(planned) <= MAX_REQUESTS else None
 
 
 async def _checked(request, body: dict) -> list[tuple]:
-    """(table, key, item or None, item size or None) per write request, in request
-    order, after every rule."""
+    """(table, key, item or None, item size or None, None) per write request, in
+    request order, after every rule (the last: its storage key, which _plain() knows)."""
     request_items = body["RequestItems"]
     if sum(len(writes) for writes in request_items.values()) > MAX_REQUESTS:
         raise errors.validation("Too many items requested for the BatchWriteItem call")
@@ -84,7 +84,7 @@ async def _checked(request, body: dict) -> list[tuple]:
                 validation.check_item(key)
                 key_rules.check_key(key, table.schema)
             distinct.add(key)
-            planned.append((table, key, item, size))
+            planned.append((table, key, item, size, None))
     return planned
 
 
@@ -98,10 +98,10 @@ async def handle(request, body: dict) -> dict:
     units: dict[str, float] = {}
     index_units: dict[str, dict] = {}
     metrics: dict[str, list] = {}
-    changes = [write_actions.put(table, item, None, body, size) if item is not None
+    changes = [write_actions.put(table, item, None, body, size, at) if item is not None
                else write_actions.delete(table, key, None, body)
-               for table, key, item, size in planned]
-    for (table, key, _, _), written in zip(planned, await items.write_each(db, changes)):
+               for table, key, item, size, at in planned]
+    for (table, key, *_), written in zip(planned, await items.write_each(db, changes)):
         if mode in ("TOTAL", "INDEXES"):  # each write billed as its PutItem/DeleteItem
             spent, indexes = write_units(table, written.old, written.new)
             units[table.name] = units.get(table.name, 0.0) + spent

@@ -38,14 +38,15 @@ def check_unique(actions: list[Action]) -> None:
         seen.add(where)
 
 
-def put(table: Table, item: dict, condition, body: dict, size: int | None = None) -> items.Change:
-    """`size`: the item's size, when the caller has already computed it."""
+def put(table: Table, item: dict, condition, body: dict, size: int | None = None,
+        at: tuple[bytes, bytes] | None = None) -> items.Change:
+    """`size` and `at` (its storage key): when the caller has already computed them."""
     def decide(old):
         condition_check(condition, body, old)
         return item
     needs_old = (condition is not None or body.get("ReturnValues") == "ALL_OLD"
                  or body.get("ReturnConsumedCapacity") in ("TOTAL", "INDEXES"))
-    return items.Change(table, item, decide, needs_old=needs_old, new_size=size)
+    return items.Change(table, item, decide, needs_old=needs_old, new_size=size, at=at)
 
 
 def update(table: Table, key: dict, upd: expressions.Update | None, condition, body: dict,

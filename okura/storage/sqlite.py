@@ -51,6 +51,7 @@ def _query_sql(lower: bool, upper: bool, forward: bool) -> str:
 
 _QUERIES = {(lower, upper, forward): _query_sql(lower, upper, forward)
             for lower in (False, True) for upper in (False, True) for forward in (False, True)}
+_PUT = "INSERT OR REPLACE INTO items(tid, hk, rk, size, doc) VALUES(?,?,?,?,?)"
 _SYNC = {"process": "NORMAL", "fsync": "FULL"}
 CHECKPOINT_SECONDS = 0.5
 # A checkpoint round copies what the writes of the round before added; rounds stop
@@ -233,8 +234,10 @@ class _SqliteTransaction:
         return None if row is None else row[0]
 
     async def put(self, tid: int, hk: bytes, rk: bytes, size: int, doc: bytes) -> None:
-        self.db.execute("INSERT OR REPLACE INTO items(tid, hk, rk, size, doc) VALUES(?,?,?,?,?)",
-                        (tid, hk, rk, size, doc))
+        self.db.execute(_PUT, (tid, hk, rk, size, doc))
+
+    async def put_many(self, rows: list[tuple[int, bytes, bytes, int, bytes]]) -> None:
+        self.db.executemany(_PUT, rows)
 
     async def delete(self, tid: int, hk: bytes, rk: bytes) -> None:
         self.db.execute("DELETE FROM items WHERE tid=? AND hk=? AND rk=?", (tid, hk, rk))

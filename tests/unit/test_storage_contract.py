@@ -158,6 +158,17 @@ async def test_put_then_get_returns_the_document(engine):
 
 
 @contract
+async def test_put_many_inserts_and_replaces_each_row(engine):
+    await put(engine, 1, b"a", b"", b'{"old":1}', size=9)
+    async with engine.transaction() as unit:
+        await unit.put_many([(1, b"a", b"", 2, b'{"a":2}'), (1, b"b", b"", 3, b'{"b":3}'),
+                             (2, b"a", b"", 4, b'{"c":4}')])
+    assert [await read(engine, tid, hk) for tid, hk in ((1, b"a"), (1, b"b"), (2, b"a"))] == [
+        b'{"a":2}', b'{"b":3}', b'{"c":4}']
+    assert await stats(engine, 1) == (2, 5)
+
+
+@contract
 async def test_put_overwrites(engine):
     await put(engine, 1, b"a", b"", b"old", size=10)
     await put(engine, 1, b"a", b"", b"new", size=3)

@@ -192,6 +192,9 @@ class _PostgresReader:
     async def put(self, tid: int, hk: bytes, rk: bytes, size: int, doc: bytes) -> None:
         await self.connection.execute(_PUT, tid, hk, rk, size, doc)
 
+    async def put_many(self, rows: list[tuple[int, bytes, bytes, int, bytes]]) -> None:
+        await self.connection.executemany(_PUT, rows)
+
     async def delete(self, tid: int, hk: bytes, rk: bytes) -> None:
         await self.connection.execute(_DELETE, tid, hk, rk)
 
@@ -336,6 +339,11 @@ class _PostgresTransaction(_PostgresReader):
     async def put(self, tid: int, hk: bytes, rk: bytes, size: int, doc: bytes) -> None:
         await self.connection.execute(_PUT, tid, hk, rk, size, doc)
         self.claims.discard((tid, hk, rk))
+
+    async def put_many(self, rows: list[tuple[int, bytes, bytes, int, bytes]]) -> None:
+        await self.connection.executemany(_PUT, rows)
+        for tid, hk, rk, _, _ in rows:
+            self.claims.discard((tid, hk, rk))
 
     async def delete(self, tid: int, hk: bytes, rk: bytes) -> None:
         await self.connection.execute(_DELETE, tid, hk, rk)
