@@ -83,6 +83,9 @@ def bench_server(server: Server, workloads: list[Workload], settings: Settings, 
             report.results[_key(workload)][server.name] = Result(problem=f"server did not start: {error}")
         return
     report.startups[server.name] = (running.startup_s, running.idle_rss)
+    cores = set().union(*(os.sched_getaffinity(process.pid) for process in running.processes))
+    if cores != {SERVER_CORE} and {SERVER_CORE, CLIENT_CORE} <= set(range(os.cpu_count() or 1)):
+        print(f"  warning: {server.name} runs on cores {sorted(cores)}, not core {SERVER_CORE}", flush=True)
     print(f"  first reply after {running.startup_s * 1000:.0f} ms, idle RSS {running.idle_rss / 2**20:.1f} MiB",
           flush=True)
     try:

@@ -32,9 +32,15 @@ SERVER_CORE, CLIENT_CORE = 0, 1
 POSTGRES_ADMIN = os.environ.get("OKURA_BENCH_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
 
 
+# The cores this process may use, read at import: run.py then pins itself to the client
+# core, and asking again after that would find one core and pin nothing (servers would
+# then share the load generator's core, as they did before this was read here).
+_CORES = frozenset(os.sched_getaffinity(0))
+
+
 def pinned(command: list[str], core: int) -> list[str]:
     """Prefix taskset when this machine has the two cores the benchmark separates."""
-    if {SERVER_CORE, CLIENT_CORE} <= os.sched_getaffinity(0) and shutil.which("taskset"):
+    if {SERVER_CORE, CLIENT_CORE} <= _CORES and shutil.which("taskset"):
         return ["taskset", "-c", str(core), *command]
     return command
 
