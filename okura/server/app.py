@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import signal
 from urllib.parse import urlsplit, urlunsplit
@@ -90,6 +91,10 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     if db.engine.shared:
         await db.clock.share(db.engine)
     app = App(db, settings)
+    # Everything made so far (modules, the request model, ...) lives as long as the
+    # process: keep it out of the collector's full passes, which otherwise walk all
+    # of it (6-10 ms, a latency spike whenever one runs under load).
+    gc.freeze()
     loop = asyncio.get_running_loop()
     server = await loop.create_server(lambda: HttpProtocol(app), settings.host, settings.port,
                                       reuse_address=True, backlog=1024)

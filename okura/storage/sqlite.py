@@ -58,6 +58,9 @@ CHECKPOINT_SECONDS = 0.5
 # once one copied no more than CATCH_UP_FRAMES pages (well under a millisecond).
 CHECKPOINT_ROUNDS = 8
 CATCH_UP_FRAMES = 64
+# The WAL is restarted (a commit finishes a pass, a few milliseconds of the event loop at
+# full write load) once it holds this many frames (64 MiB of 4 KiB pages), not every pass.
+RESTART_FRAMES = 16384
 log = logging.getLogger("okura.storage")
 
 
@@ -133,8 +136,9 @@ class SqliteEngine:
 
     def _checkpoint_pass(self, connection: sqlite3.Connection) -> None:
         """Copy the WAL into the database in rounds, each copying what the writes of
-        the round before added, until little is left; then leave the last few frames
-        to the next commit, whose checkpoint completes (see _finish_checkpoint)."""
+        the round before added, until little is left; once the WAL is long, leave the
+        last few frames to the next commit, whose checkpoint completes and so lets
+        SQLite restart the WAL (see _finish_checkpoint)."""
         copied_to = 0
         for _ in range(CHECKPOINT_ROUNDS):
             _, frames, _ = connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
@@ -149,7 +153,8 @@ class SqliteEngine:
                     os.close(written)
             if 0 <= fresh <= CATCH_UP_FRAMES:
                 break
-        self._catch_up = True
+        if copied_to >= RESTART_FRAMES:
+            self._catch_up = True
 
     def _begin_unit(self) -> None:
         if not self._batch_open:

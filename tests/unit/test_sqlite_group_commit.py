@@ -72,6 +72,7 @@ def test_the_wal_stays_bounded_under_steady_writes(tmp_path, monkeypatch):
     from okura.storage import sqlite as engine_module
 
     monkeypatch.setattr(engine_module, "CHECKPOINT_SECONDS", 0.05)
+    monkeypatch.setattr(engine_module, "RESTART_FRAMES", 1000)
     page = b"x" * 3000
 
     async def scenario():
