@@ -17,6 +17,11 @@ class Database:
         self.catalog.changed = self.index_jobs.notice
         engine.watch_catalog(self.catalog.invalidate)
 
+    def status_until(self, now: float) -> float:
+        """When a status change made at `now` ends. With no delay it has already ended,
+        even if the wall clock then steps back (0 is before every clock reading)."""
+        return now + self.status_delay if self.status_delay else 0.0
+
     async def open(self) -> None:
         await self.engine.open()
 

@@ -79,7 +79,7 @@ def table_document(request, body: dict) -> dict:
     tags = body.get("Tags")
     if tags is not None:
         doc["Tags"] = table_settings.merged_tags({}, tags)
-    doc["StatusUntil"] = now + db.status_delay
+    doc["StatusUntil"] = db.status_until(now)
     return doc
 
 

@@ -24,7 +24,7 @@ async def handle(request, body: dict) -> dict:
     description = await describe(db, table)
     description["TableStatus"] = DELETING
     if status == ACTIVE:
-        doc = dict(table.doc, TableStatus=DELETING, StatusUntil=now + db.status_delay)
+        doc = dict(table.doc, TableStatus=DELETING, StatusUntil=db.status_until(now))
         await db.catalog.delete(table, doc)
         await follow_table(db, request.region, table.name)
     return {"TableDescription": description}

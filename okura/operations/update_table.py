@@ -126,7 +126,7 @@ async def handle(request, body: dict) -> dict:
     background = any(member in body for member in _CHANGES if member != "DeletionProtectionEnabled")
     if background:
         doc["TableStatus"] = UPDATING
-        doc["StatusUntil"] = now + db.status_delay
+        doc["StatusUntil"] = db.status_until(now)
     table = await db.catalog.save(table, doc)
     if "StreamSpecification" in body:
         await follow_table(db, request.region, table.name)

@@ -1,0 +1,175 @@
+"""okura's CPU cost per request, in-process: raw HTTP requests fed to the server's
+protocol objects, 16 at a time (as 16 connections arrive together, so group commit
+behaves as under load), no sockets and no load generator. Steadier than wall-clock
+load on a shared machine, and the place to profile.
+
+    python bench/inprocess.py get                 # GetItem, SQLite on disk
+    python bench/inprocess.py put --memory        # PutItem, in memory
+    python bench/inprocess.py update --profile    # cProfile of UpdateItem, by own time
+    python bench/inprocess.py batch --profile --sort cumtime
+
+Prints the main thread's CPU µs per request (the minimum and median of 8 slices of
+the run: the minimum is the least disturbed by other work on the machine).
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import pstats
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import orjson
+import uvloop
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from okura.config import Settings  # noqa: E402 - after the path set-up
+from okura.core.clock import Clock  # noqa: E402
+from okura.core.database import Database  # noqa: E402
+from okura.server.app import App, make_engine  # noqa: E402
+from okura.server.http import HttpProtocol  # noqa: E402
+
+CONNECTIONS = 16
+KEYS = 1000
+_AUTHORIZATION = ("AWS4-HMAC-SHA256 Credential=AKIDBENCHMARK/20240101/us-east-1/dynamodb/"
+                  "aws4_request, SignedHeaders=content-type;host;x-amz-date;x-amz-target, "
+                  "Signature=" + "0" * 64)
+# The ~200 B item of bench/lua/common.lua, without its key.
+_ATTRIBUTES = ('"name":{"S":"Ada Lovelace Byron King"},"email":{"S":"ada.lovelace@analytical.'
+               'example"},"age":{"N":"36"},"active":{"BOOL":true},"payload":{"S":"'
+               + "x" * 100 + '"}')
+_TABLE = {"TableName": "bench", "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+          "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+          "BillingMode": "PAY_PER_REQUEST"}
+_SORTED = {"TableName": "bench_q", "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"},
+                                                 {"AttributeName": "sk", "KeyType": "RANGE"}],
+           "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"},
+                                    {"AttributeName": "sk", "AttributeType": "S"}],
+           "BillingMode": "PAY_PER_REQUEST"}
+
+
+def _put(table: str, key: str) -> tuple[str, str]:
+    return "PutItem", f'{{"TableName":"{table}","Item":{{{key},{_ATTRIBUTES}}}}}'
+
+
+# operation -> (items per request, i -> (target, body))
+WORKLOADS = {
+    "get": (1, lambda i: ("GetItem", f'{{"TableName":"bench","Key":{{"pk":{{"S":"k{i % KEYS}"}}}}}}')),
+    "put": (1, lambda i: _put("bench", f'"pk":{{"S":"fresh{i}"}}')),
+    "update": (1, lambda i: ("UpdateItem", (
+        f'{{"TableName":"bench","Key":{{"pk":{{"S":"c{i % KEYS}"}}}},"UpdateExpression":"ADD #c :one",'
+        '"ExpressionAttributeNames":{"#c":"count"},"ExpressionAttributeValues":{":one":{"N":"1"}},'
+        '"ReturnValues":"UPDATED_NEW"}'))),
+    "batch": (25, lambda i: ("BatchWriteItem", '{"RequestItems":{"bench":[' + ",".join(
+        f'{{"PutRequest":{{"Item":{{"pk":{{"S":"b{i}-{j}"}},{_ATTRIBUTES}}}}}}}' for j in range(25))
+        + "]}}")),
+    "query": (10, lambda i: ("Query", (
+        f'{{"TableName":"bench_q","KeyConditionExpression":"pk = :p",'
+        f'"ExpressionAttributeValues":{{":p":{{"S":"p{i % (KEYS // 10)}"}}}}}}'))),
+}
+
+
+def request(target: str, body: str) -> bytes:
+    data = body.encode()
+    return (f"POST / HTTP/1.1\r\nHost: localhost:8000\r\n"
+            f"Content-Type: application/x-amz-json-1.0\r\n"
+            f"X-Amz-Target: DynamoDB_20120810.{target}\r\nX-Amz-Date: 20240101T000000Z\r\n"
+            f"Authorization: {_AUTHORIZATION}\r\nContent-Length: {len(data)}\r\n\r\n"
+            ).encode() + data
+
+
+class _Transport:
+    """Just enough of an asyncio transport: keeps what the server writes."""
+
+    def __init__(self):
+        self.out: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self.out.append(data)
+
+    def get_extra_info(self, name: str):
+        return ("127.0.0.1", 8000)
+
+    def close(self) -> None:
+        pass
+
+
+class Connections:
+    def __init__(self, app: App, count: int):
+        self.transports = [_Transport() for _ in range(count)]
+        self.protocols = [HttpProtocol(app) for _ in range(count)]
+        for protocol, transport in zip(self.protocols, self.transports):
+            protocol.connection_made(transport)
+
+    async def send(self, requests: list[bytes]) -> None:
+        """One request per connection, then the loop iterations that commit and reply."""
+        for protocol, transport, raw in zip(self.protocols, self.transports, requests):
+            transport.out.clear()
+            protocol.data_received(raw)
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        for transport in self.transports[:len(requests)]:
+            if not transport.out or b" 200 OK" not in transport.out[-1][:20]:
+                raise SystemExit(f"bad reply: {transport.out[-1:]!r}")
+
+
+async def run(args) -> None:
+    data = tempfile.mkdtemp(prefix="okura-inprocess-")
+    settings = Settings(data_dir=data, memory=args.memory)
+    db = Database(make_engine(settings), settings.account_id, 0, Clock(0))
+    await db.open()
+    try:
+        app = App(db, settings)
+        setup = Connections(app, 1)
+        for table in (_TABLE, _SORTED):
+            await setup.send([request("CreateTable", orjson.dumps(table).decode())])
+        for i in range(KEYS):
+            await setup.send([request(*_put("bench", f'"pk":{{"S":"k{i}"}}'))])
+            await setup.send([request(*_put("bench_q", f'"pk":{{"S":"p{i % (KEYS // 10)}"}},'
+                                                     f'"sk":{{"S":"s{i}"}}'))])
+        per_request, make = WORKLOADS[args.operation]
+        raws = [request(*make(i)) for i in range(args.requests)]
+        connections = Connections(app, CONNECTIONS)
+        profile = cProfile.Profile() if args.profile else None
+        slices, step = [], max(CONNECTIONS, args.requests // 8)
+        if profile:
+            profile.enable()
+        for start in range(0, args.requests, step):
+            started = time.thread_time()
+            for first in range(start, min(args.requests, start + step), CONNECTIONS):
+                await connections.send(raws[first:first + CONNECTIONS])
+            slices.append((time.thread_time() - started) / len(raws[start:start + step]))
+        if profile:
+            profile.disable()
+        slices.sort()
+        where = "memory" if args.memory else "disk"
+        print(f"{args.operation} ({where}): {slices[0] * 1e6:.1f} µs/request minimum, "
+              f"{slices[len(slices) // 2] * 1e6:.1f} median; "
+              f"{slices[0] * 1e6 / per_request:.1f} µs per item (main thread CPU)")
+        if profile:
+            pstats.Stats(profile).sort_stats(args.sort).print_stats(args.lines)
+    finally:
+        await db.close()
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog=__doc__)
+    parser.add_argument("operation", choices=sorted(WORKLOADS))
+    parser.add_argument("--memory", action="store_true", help="SQLite in memory, not on disk")
+    parser.add_argument("--requests", type=int, default=16000)
+    parser.add_argument("--profile", action="store_true", help="cProfile the measured part")
+    parser.add_argument("--sort", default="tottime", help="pstats sort key (tottime, cumtime)")
+    parser.add_argument("--lines", type=int, default=40)
+    uvloop.run(run(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,31 @@
+"""Table status delays: with none configured, a status change has ended at once, even
+for a wall clock that steps back (a created table was briefly "not found" then)."""
+from __future__ import annotations
+
+import time
+
+from okura.core.catalog import ACTIVE, CREATING, Table
+from okura.core.database import Database
+
+DOC = {"TableName": "t", "TableStatus": CREATING,
+       "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+       "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}]}
+
+
+class _Engine:
+    def watch_catalog(self, callback):
+        pass
+
+
+def test_no_delay_ends_at_once_whatever_the_clock_does():
+    now = time.time()
+    table = Table(1, 1, "r", "0", dict(DOC, StatusUntil=Database(_Engine(), "0").status_until(now)))
+    assert table.status(now) == ACTIVE
+    assert table.status(now - 5) == ACTIVE  # the wall clock stepped back
+
+
+def test_a_delay_ends_when_it_has_passed():
+    now = time.time()
+    table = Table(1, 1, "r", "0", dict(DOC, StatusUntil=Database(_Engine(), "0", 2.0).status_until(now)))
+    assert table.status(now + 1) == CREATING
+    assert table.status(now + 2) == ACTIVE
