@@ -72,9 +72,7 @@ class Cancelled(Exception):
 
 async def get_raw(db, table: Table, key: dict) -> bytes | None:
     """The stored wire JSON of an item, undecoded."""
-    hk, rk = table.locate(key)
-    async with db.engine.reader() as unit:
-        return await unit.get(table.id, hk, rk)
+    return await db.engine.read_one(table.id, *table.locate(key))
 
 
 async def write(db, change: Change) -> Written:

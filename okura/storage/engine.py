@@ -135,6 +135,9 @@ class Engine(Protocol):
         return True; return False when everything finished is already committed.
         A reply must not leave before the writes it acknowledges are committed."""
 
+    async def read_one(self, tid: int, hk: bytes, rk: bytes) -> bytes | None:
+        """One row's committed document, or None, outside any unit (GetItem's read)."""
+
     def reader(self) -> AsyncContextManager[Transaction]:
         """A unit for reads only, where each call sees one committed state; backends may
         skip BEGIN/COMMIT. Several reads that must agree use transaction()."""

@@ -51,6 +51,7 @@ def _query_sql(lower: bool, upper: bool, forward: bool) -> str:
 
 _QUERIES = {(lower, upper, forward): _query_sql(lower, upper, forward)
             for lower in (False, True) for upper in (False, True) for forward in (False, True)}
+_GET = "SELECT doc FROM items WHERE tid=? AND hk=? AND rk=?"
 _PUT = "INSERT OR REPLACE INTO items(tid, hk, rk, size, doc) VALUES(?,?,?,?,?)"
 _SYNC = {"process": "NORMAL", "fsync": "FULL"}
 CHECKPOINT_SECONDS = 0.5
@@ -208,6 +209,10 @@ class SqliteEngine:
     def reader(self) -> "_SqliteReader":
         return self._reader
 
+    async def read_one(self, tid: int, hk: bytes, rk: bytes) -> bytes | None:
+        row = self.db.execute(_GET, (tid, hk, rk)).fetchone()
+        return None if row is None else row[0]
+
 
 class _SqliteTransaction:
     """Both the context manager and the transaction: the connection is the unit.
@@ -234,8 +239,7 @@ class _SqliteTransaction:
     async def get(self, tid: int, hk: bytes, rk: bytes, lock: bool = False,
                   wait: bool = True) -> bytes | None:
         # One writer at a time: no row is ever locked by another transaction here.
-        row = self.db.execute("SELECT doc FROM items WHERE tid=? AND hk=? AND rk=?",
-                              (tid, hk, rk)).fetchone()
+        row = self.db.execute(_GET, (tid, hk, rk)).fetchone()
         return None if row is None else row[0]
 
     async def put(self, tid: int, hk: bytes, rk: bytes, size: int, doc: bytes) -> None:

@@ -158,6 +158,14 @@ async def test_put_then_get_returns_the_document(engine):
 
 
 @contract
+async def test_read_one_reads_one_stored_row(engine):
+    await put(engine, 1, b"a", b"r", b'{"x":1}')
+    assert await engine.read_one(1, b"a", b"r") == b'{"x":1}'
+    assert await engine.read_one(1, b"a", b"other") is None
+    assert await engine.read_one(2, b"a", b"r") is None
+
+
+@contract
 async def test_put_many_inserts_and_replaces_each_row(engine):
     await put(engine, 1, b"a", b"", b'{"old":1}', size=9)
     async with engine.transaction() as unit:

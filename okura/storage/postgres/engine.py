@@ -164,6 +164,10 @@ class PostgresEngine:
     def reader(self) -> "_PostgresReader":
         return _PostgresReader(self.pool)
 
+    async def read_one(self, tid: int, hk: bytes, rk: bytes) -> bytes | None:
+        async with self.reader() as unit:
+            return await unit.get(tid, hk, rk)
+
     def after_commit(self, callback) -> bool:
         # A transaction block ends with its COMMIT done: nothing is ever pending.
         return False
