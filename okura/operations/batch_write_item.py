@@ -19,9 +19,11 @@ def _plain(request, body: dict) -> list[tuple] | None:
     items and plain keys, distinct, on tables this process holds), checked as
     _checked() checks them; None sends the batch the general way, for its errors."""
     request_items = body.get("RequestItems")
-    if len(body) != 1 or type(request_items) is not dict or not request_items:
+    if len(body) != 1 or type(request_items) is not dict or not request_items or sum(
+            len(writes) for writes in request_items.values() if type(writes) is list
+    ) > MAX_REQUESTS:
         return None
-    planned, seen = [], set()
+    checked, pending = [], []
     for name, writes in request_items.items():
         table = held_table(request, name)
         if table is None or type(writes) is not list or not writes:
@@ -32,27 +34,32 @@ def _plain(request, body: dict) -> list[tuple] | None:
             put, delete = write.get("PutRequest"), write.get("DeleteRequest")
             if type(put) is dict and len(put) == 1:
                 item = put.get("Item")
-                size = plain.item_size(item)
+                size = plain.item_size(item, pending)
                 if (size is None or size > sizes.MAX_ITEM_SIZE
-                        or not plain.item_keys(item, table.schema)):
+                        or not plain.item_keys(item, table.schema, pending)):
                     return None
-                if table.indexes:
-                    try:
-                        index_entries.check(table, item)
-                    except errors.DynamoError:
-                        return None
-                key = table.key_of(item)
-            elif type(delete) is dict and len(delete) == 1 and plain.key(delete.get("Key"),
-                                                                         table.schema):
-                item, key, size = None, delete["Key"], None
+                checked.append((table, None, item, size))
+            elif type(delete) is dict and len(delete) == 1 and plain.key(
+                    delete.get("Key"), table.schema, pending):
+                checked.append((table, delete["Key"], None, None))
             else:
                 return None
-            at = table.locate(key)
-            if (table.id, at) in seen:
-                return None
-            seen.add((table.id, at))
-            planned.append((table, key, item, size, at))
-    return planned if len(planned) <= MAX_REQUESTS else None
+    plain.apply(pending)  # every request is plain: its keys can be located now
+    planned, seen = [], set()
+    for table, key, item, size in checked:
+        if item is not None:
+            if table.indexes:
+                try:
+                    index_entries.check(table, item)
+                except errors.DynamoError:
+                    return None
+            key = table.key_of(item)
+        at = table.locate(key)
+        if (table.id, at) in seen:
+            return None
+        seen.add((table.id, at))
+        planned.append((table, key, item, size, at))
+    return planned
 
 
 async def _checked(request, body: dict) -> list[tuple]:
@@ -61,10 +68,11 @@ async def _checked(request, body: dict) -> list[tuple]:
     request_items = body["RequestItems"]
     if sum(len(writes) for writes in request_items.values()) > MAX_REQUESTS:
         raise errors.validation("Too many items requested for the BatchWriteItem call")
-    planned = []
+    planned, per_table = [], {}
     for name, writes in request_items.items():
         table = await active_table(request, table_rules.table_name(name))
-        distinct = DistinctKeys(table)
+        # One table named twice (by name and by ARN) is still one table.
+        distinct = per_table.setdefault(table.id, DistinctKeys(table))
         for write in writes:
             put, delete = write.get("PutRequest"), write.get("DeleteRequest")
             if (put is None) == (delete is None):

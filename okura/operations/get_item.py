@@ -15,9 +15,10 @@ _PLAIN = frozenset(("TableName", "Key", "ConsistentRead"))
 
 
 async def handle(request, body: dict):
-    table = plain_table(request, body, _PLAIN)
-    if (table is not None and plain.key(body.get("Key"), table.schema)
+    table, pending = plain_table(request, body, _PLAIN), []
+    if (table is not None and plain.key(body.get("Key"), table.schema, pending)
             and type(body.get("ConsistentRead", False)) is bool):
+        plain.apply(pending)
         # The commonest form, known valid: straight to storage.
         return _whole(await items.get_raw(request.app.db, table, body["Key"]))
     shapes.check("GetItem", body)

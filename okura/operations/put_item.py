@@ -16,9 +16,11 @@ async def handle(request, body: dict):
     table = plain_table(request, body, _PLAIN)
     if table is not None:
         # The commonest form: a flat item, checked and sized in one walk.
-        item = body.get("Item")
-        size = plain.item_size(item)
-        if size is not None and size <= MAX_ITEM_SIZE and plain.item_keys(item, table.schema):
+        item, pending = body.get("Item"), []
+        size = plain.item_size(item, pending)
+        if (size is not None and size <= MAX_ITEM_SIZE
+                and plain.item_keys(item, table.schema, pending)):
+            plain.apply(pending)
             await items.write(request.app.db, write_actions.put(table, item, None, body, size))
             return b"{}"
     shapes.check("PutItem", body)

@@ -42,23 +42,23 @@ def held_table(request, name) -> Table | None:
 
 
 _RETURN_VALUES = frozenset(("NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW"))
-_MAX_NAME = 65535  # the request model's AttributeName limit
 
 
-def plain_expression_members(body: dict) -> bool:
+def plain_expression_members(body: dict, pending: list) -> bool:
     """Whether a request's expression members are all of the plain kinds the request
-    model certainly accepts (strings, names, flat values; numbers normalised in place)."""
+    model certainly accepts (strings, names, flat values; see values/plain.py)."""
     for member in ("UpdateExpression", "ConditionExpression"):
         if type(body.get(member, "")) is not str:
             return False
     names = body.get("ExpressionAttributeNames")
     if names is not None and (type(names) is not dict or any(
-            type(name) is not str or len(name) > _MAX_NAME for name in names.values())):
+            type(name) is not str or len(name) > plain.MAX_NAME for name in names.values())):
         return False
     values = body.get("ExpressionAttributeValues")
-    if values is not None and plain.item_size(values) is None:
+    if values is not None and plain.item_size(values, pending) is None:
         return False
-    return body.get("ReturnValues", "NONE") in _RETURN_VALUES
+    return_values = body.get("ReturnValues", "NONE")
+    return type(return_values) is str and return_values in _RETURN_VALUES
 
 
 def resolver(body: dict, expression_params: tuple[str, ...],

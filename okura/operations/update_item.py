@@ -15,9 +15,11 @@ _PLAIN = frozenset(("TableName", "Key", "UpdateExpression", "ConditionExpression
 
 
 async def handle(request, body: dict):
-    table = plain_table(request, body, _PLAIN)
-    if table is None or not (plain.key(body.get("Key"), table.schema)
-                             and plain_expression_members(body)):
+    table, pending = plain_table(request, body, _PLAIN), []
+    if table is not None and (plain.key(body.get("Key"), table.schema, pending)
+                              and plain_expression_members(body, pending)):
+        plain.apply(pending)
+    else:
         table = None  # not the commonest form: every check, in DynamoDB's order
         shapes.check("UpdateItem", body)
         validation.check_item(body["Key"])

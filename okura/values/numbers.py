@@ -9,37 +9,47 @@ digits within that range, so a 300-digit context never rounds.
 from __future__ import annotations
 
 import re
-from decimal import Context, Decimal
+from decimal import Context, Decimal, InvalidOperation
 
 from okura import errors
 
 _SYNTAX = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _EXACT = Context(prec=300, Emax=999999, Emin=-999999)
 MAX_DIGITS = 38
+_OVERFLOW = ("Number overflow. Attempting to store a number with magnitude larger than supported "
+             "range")
+_UNDERFLOW = ("Number underflow. Attempting to store a number with magnitude smaller than "
+              "supported range")
 
 
 def parse(text: str) -> Decimal:
     """Parse and validate a wire number; raises DynamoDB's ValidationException."""
     if not isinstance(text, str) or _SYNTAX.fullmatch(text) is None:
         raise errors.validation(f"The parameter cannot be converted to a numeric value: {text}")
-    return check(Decimal(text))
+    try:
+        return check(Decimal(text))
+    except InvalidOperation:
+        # An exponent past what Decimal holds at all (over 10**18 digits long).
+        mantissa, _, exponent = text.lower().partition("e")
+        if not mantissa.strip("+-.0"):
+            return Decimal(0)
+        raise errors.validation(_UNDERFLOW if exponent.startswith("-") else _OVERFLOW) from None
 
 
 def check(value: Decimal) -> Decimal:
     """Reject values outside DynamoDB's precision and range; returns the value normalised."""
     if not value:
         return Decimal(0)
-    value = value.normalize(_EXACT)
-    if len(value.as_tuple().digits) > MAX_DIGITS:
+    significant = "".join(map(str, value.as_tuple().digits)).strip("0")
+    if len(significant) > MAX_DIGITS:
         raise errors.validation("Attempting to store more than 38 significant digits in a Number")
+    # Range first: normalising a value far outside it would overflow the context itself.
     exponent = value.adjusted()
     if exponent >= 126:
-        raise errors.validation(
-            "Number overflow. Attempting to store a number with magnitude larger than supported range")
+        raise errors.validation(_OVERFLOW)
     if exponent < -130:
-        raise errors.validation(
-            "Number underflow. Attempting to store a number with magnitude smaller than supported range")
-    return value
+        raise errors.validation(_UNDERFLOW)
+    return value.normalize(_EXACT)
 
 
 def to_text(value: Decimal) -> str:

@@ -1,10 +1,12 @@
 """The commonest items and keys, recognised, checked and sized in one cheap walk.
 
 The hot operations try this first: it accepts only values that the full checks
-(the request model, validation.py, key_rules.py) certainly accept, normalising
-numbers as they do, and answers None on anything else. That value then goes
-the general way, which words DynamoDB's errors; no rule is decided here that
-validation.py does not also decide.
+(the request model, validation.py, key_rules.py) certainly accept, and answers
+None (or False) on anything else. That value then goes the general way, which
+words DynamoDB's errors; no rule is decided here that validation.py does not also
+decide. Numbers are normalised as validation.py does, but only once the whole
+request is accepted: each check adds (value, normal form) to a `pending` list that
+the caller applies (`apply`), so a request sent the general way arrives untouched.
 """
 from __future__ import annotations
 
@@ -13,20 +15,22 @@ from okura.values import numbers
 from okura.values.key_rules import MAX_SORT_KEY_SIZE
 from okura.values.sizes import number_size
 
-_MAX_NAME = 65535  # the request model's AttributeName limit
+# The request model limits an AttributeName to 65,535 UTF-16 units; a name of at most
+# half as many characters is within it whatever its characters.
+MAX_NAME = 65535 // 2
 # A key string of at most this many characters is within every key size limit
 # (UTF-8 takes at most 4 bytes a character).
 _SHORT_KEY = MAX_SORT_KEY_SIZE // 4
 
 
-def item_size(item) -> int | None:
-    """The DynamoDB size of an item of plain scalars (S, N, BOOL, NULL), its numbers
-    normalised in place; None when it is not one (or not valid)."""
+def item_size(item, pending: list) -> int | None:
+    """The DynamoDB size of an item of plain scalars (S, N, BOOL, NULL), with its
+    numbers' normal forms added to `pending`; None when it is not one (or not valid)."""
     if type(item) is not dict:
         return None
     total = 0
     for name, av in item.items():
-        if type(av) is not dict or len(av) != 1 or len(name) > _MAX_NAME:
+        if type(av) is not dict or len(av) != 1 or len(name) > MAX_NAME:
             return None
         total += len(name) if name.isascii() else len(name.encode())
         (tag, value), = av.items()
@@ -38,7 +42,7 @@ def item_size(item) -> int | None:
             if normal is None:
                 return None
             if normal is not value:
-                av["N"] = normal
+                pending.append((av, normal))
             total += number_size(normal)
         elif (tag == "BOOL" and kind is bool) or (tag == "NULL" and value is True):
             total += 1
@@ -47,35 +51,42 @@ def item_size(item) -> int | None:
     return total
 
 
-def key(key, schema) -> bool:
+def key(key, schema, pending: list) -> bool:
     """Whether a Key parameter is exactly the schema's attributes with valid plain
-    values (short strings, numbers), its numbers normalised in place."""
+    values (short strings, numbers); their numbers' normal forms go to `pending`."""
     if type(key) is not dict or len(key) != len(schema):
         return False
     for name, type_ in schema:
         av = key.get(name)
-        if type(av) is not dict or len(av) != 1 or not _key_value(av, type_):
+        if type(av) is not dict or len(av) != 1 or not _key_value(av, type_, pending):
             return False
     return True
 
 
-def item_keys(item: dict, schema) -> bool:
+def item_keys(item: dict, schema, pending: list) -> bool:
     """Whether an item accepted by item_size() carries valid plain key attributes."""
     for name, type_ in schema:
         av = item.get(name)
-        if av is None or not _key_value(av, type_):
+        if av is None or not _key_value(av, type_, pending):
             return False
     return True
 
 
-def _key_value(av: dict, type_: str) -> bool:
+def apply(pending: list) -> None:
+    """Normalise, in place, the numbers of a request the plain checks accepted."""
+    for av, normal in pending:
+        av["N"] = normal
+
+
+def _key_value(av: dict, type_: str, pending: list) -> bool:
     value = av.get(type_)
     if type_ == "S":
         return type(value) is str and 0 < len(value) <= _SHORT_KEY
     if type_ == "N" and type(value) is str:
         normal = _number(value)
         if normal is not None:
-            av["N"] = normal
+            if normal is not value:
+                pending.append((av, normal))
             return True
     return False
 

@@ -28,16 +28,15 @@ def same(server, target: str, body: dict):
     return plain
 
 
-def diverges(case, reason: str):
-    """A case on which the plain path answers otherwise than the general one: kept, to be
-    fixed in okura (the suite stays green meanwhile)."""
-    return pytest.param(*case, marks=pytest.mark.xfail(
-        strict=True, reason=f"plain path diverges: {reason}"))
+def diverged(case, reason: str):
+    """A case on which the plain path once answered otherwise than the general one
+    (`reason` says how); kept as a guard."""
+    return pytest.param(*case)
 
 
-def broken(case, reason: str):
-    """A case both paths answer alike, but wrongly (not a plain-path divergence)."""
-    return pytest.param(*case, marks=pytest.mark.xfail(strict=True, reason=reason))
+def was_broken(case, reason: str):
+    """A case both paths once answered alike but wrongly (`reason` says how); a guard."""
+    return pytest.param(*case)
 
 
 def fresh(server, target: str, body: dict, table: str, key, before: dict | None = None):
@@ -154,12 +153,9 @@ BAD_PUTS = [
     {"Item": {"pk": {"S": "a"}}, "ReturnValues": "ALL_NEW"},
     {"Item": {"pk": {"S": "a"}}, "ReturnValues": ["ALL_OLD"]},
     {"Item": {"pk": {"S": "a"}}, "TableName": "no"},
-    pytest.param({"Item": {"pk": {"S": "a"}, ASTRAL_NAME: {"S": "x"}}}, marks=pytest.mark.xfail(
-        strict=True, reason=f"plain path diverges: {UTF16}")),
-    pytest.param({"Item": {"pk": {"S": "a"}, "n": {"N": "01.50"}, LONG_NAME: {"S": "v"}}},
-                 marks=pytest.mark.xfail(strict=True, reason=f"plain path diverges: {RENDERED}")),
-    pytest.param({"Item": {"pk": {"S": "a"}, "n": {"N": "1e1000000"}}},
-                 marks=pytest.mark.xfail(strict=True, reason=OVERFLOW)),
+    pytest.param({"Item": {"pk": {"S": "a"}, ASTRAL_NAME: {"S": "x"}}}),
+    pytest.param({"Item": {"pk": {"S": "a"}, "n": {"N": "01.50"}, LONG_NAME: {"S": "v"}}}),
+    pytest.param({"Item": {"pk": {"S": "a"}, "n": {"N": "1e1000000"}}}),
 ]
 
 
@@ -216,8 +212,8 @@ GETS = [  # (table kind, request members): odd requests, good or bad, answered a
     ("S", {"Key": {"pk": {"S": "a"}}, "ConsistentRead": None}),
     ("S", {"Key": {"pk": {"S": "a", "N": None}}}),
     ("S", {"Key": {"pk": {"S": "é" * 300}}}),
-    diverges(("NS", {"Key": {"pk": {"N": "01"}, LONG_NAME: {"S": "v"}}}), RENDERED),
-    broken(("N", {"Key": {"pk": {"N": "1e1000000"}}}), OVERFLOW),
+    diverged(("NS", {"Key": {"pk": {"N": "01"}, LONG_NAME: {"S": "v"}}}), RENDERED),
+    was_broken(("N", {"Key": {"pk": {"N": "1e1000000"}}}), OVERFLOW),
 ]
 
 
@@ -324,17 +320,17 @@ UPDATES = [  # (table kind, item there before or None, request members; "Key" ov
                   "ReturnValues": "ALL_NEW"}),
     ("NS", None, {**set_to("SET a = :a", a={"S": "x"}), "Key": {"pk": {"N": "07"}, "x": {"S": "y"}}}),
     ("S", None, {**set_to("SET a = :a", a={"S": "x"}), "ReturnValuesOnConditionCheckFailure": "NONE"}),
-    diverges(("S", None, {**set_to("SET a = :a", a={"S": "x"}), "ReturnValues": ["ALL_NEW"]}),
+    diverged(("S", None, {**set_to("SET a = :a", a={"S": "x"}), "ReturnValues": ["ALL_NEW"]}),
              "ReturnValues of an unhashable JSON type: plain_expression_members tests "
              "`body.get('ReturnValues', 'NONE') in _RETURN_VALUES` (a frozenset), TypeError, "
              "500 InternalServerError; general: SerializationException"),
-    diverges(("S", None, {**set_to("SET a = :a", a={"S": "x"}), "ReturnValues": {"x": 1}}),
+    diverged(("S", None, {**set_to("SET a = :a", a={"S": "x"}), "ReturnValues": {"x": 1}}),
              "ReturnValues {...}: TypeError unhashable dict on the plain path, 500"),
-    diverges(("S", None, {**set_to("SET #n = :a", a={"S": "x"}),
+    diverged(("S", None, {**set_to("SET #n = :a", a={"S": "x"}),
                           "ExpressionAttributeNames": {"#n": ASTRAL_NAME}}), UTF16),
-    diverges(("NS", None, {**set_to("SET a = :a", a={"S": "x"}),
+    diverged(("NS", None, {**set_to("SET a = :a", a={"S": "x"}),
                            "Key": {"pk": {"N": "07"}, LONG_NAME: {"S": "y"}}}), RENDERED),
-    broken(("S", None, {**set_to("SET a = :a", a={"N": "1e1000000"})}), OVERFLOW),
+    was_broken(("S", None, {**set_to("SET a = :a", a={"N": "1e1000000"})}), OVERFLOW),
 ]
 
 
@@ -381,16 +377,12 @@ BATCHES = [
     lambda s, n: {s: [put({"pk": {"S": "a"}, LONG_NAME: {"S": "v"}})]},
     lambda s, n: {s: [put({"pk": {"S": f"y{i}"}}) for i in range(13)],
                   n: [put({"pk": {"N": str(i)}}) for i in range(13)]},  # 26 over two tables
-    pytest.param(lambda s, n: {s: [put({"pk": {"S": "a"}, ASTRAL_NAME: {"S": "x"}})]},
-                 marks=pytest.mark.xfail(strict=True, reason=f"plain path diverges: {UTF16}")),
+    pytest.param(lambda s, n: {s: [put({"pk": {"S": "a"}, ASTRAL_NAME: {"S": "x"}})]}),
     pytest.param(lambda s, n: {s: [put({"pk": {"S": "a"}, "n": {"N": "01.50"},
-                                        LONG_NAME: {"S": "v"}})]},
-                 marks=pytest.mark.xfail(strict=True, reason=f"plain path diverges: {RENDERED}")),
+                                        LONG_NAME: {"S": "v"}})]}),
     pytest.param(lambda s, n: {s: [put({"pk": {"S": f"x{i}"}, "n": {"N": "1.50"}})
-                                   for i in range(26)]},  # too many, numbers normalised first
-                 marks=pytest.mark.xfail(strict=True, reason=f"plain path diverges: {RENDERED}")),
-    pytest.param(lambda s, n: {s: [put({"pk": {"S": "a"}, "n": {"N": "1e1000000"}})]},
-                 marks=pytest.mark.xfail(strict=True, reason=OVERFLOW)),
+                                   for i in range(26)]}),  # too many, numbers normalised first
+    pytest.param(lambda s, n: {s: [put({"pk": {"S": "a"}, "n": {"N": "1e1000000"}})]}),
 ]
 
 
@@ -437,13 +429,15 @@ def test_batches_store_alike(server, tables, batch):
     assert results[0][0][0] in (200, 400)
 
 
-def test_one_key_by_name_and_by_arn_alike(server, tables):
-    """The general path takes a table named once by name and once by ARN as two entries
-    (DistinctKeys is per entry), so a put and a delete of one key pass; both paths agree."""
+def test_one_key_by_name_and_by_arn_is_a_duplicate(server, tables):
+    """One table named once by name and once by ARN is one table: a put and a delete of
+    one key are duplicates (before, both passed, and the put won)."""
     name = tables["S"]
     request = {"RequestItems": {name: [put({"pk": {"S": "a"}})],
                                 ARN.format(name): [delete({"pk": {"S": "a"}})]}}
-    assert same(server, "BatchWriteItem", request)[0] == 200
+    status, reply = same(server, "BatchWriteItem", request)
+    assert status == 400
+    assert reply["message"] == "Provided list of item keys contains duplicates"
 
 
 def test_a_refused_batch_writes_nothing(server, tables):
