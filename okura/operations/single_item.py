@@ -12,13 +12,18 @@ from okura.values import key_rules, plain, sizes, validation
 
 
 async def active_table(request, name: str) -> Table:
-    """The table a data operation addresses (by name or ARN). DynamoDB serves a table
-    while it is UPDATING, and reports one being created or deleted as not found."""
+    """The table a data operation addresses (by name or ARN)."""
     db = request.app.db
     table = await db.catalog.get(request.region, table_rules.table_name(name))
-    if table is None or table.status(db.clock.now()) not in (ACTIVE, UPDATING):
+    if not _serves(db, table):
         raise errors.resource_not_found()
     return table
+
+
+def _serves(db, table: Table | None) -> bool:
+    """DynamoDB serves a table's data while it is ACTIVE or UPDATING, and reports one
+    being created or deleted as not found."""
+    return table is not None and table.status(db.clock.now()) in (ACTIVE, UPDATING)
 
 
 def plain_table(request, body: dict, members: frozenset) -> Table | None:
@@ -36,9 +41,7 @@ def held_table(request, name) -> Table | None:
         return None
     db = request.app.db
     table = db.catalog.cached(request.region, name)
-    if table is None or table.status(db.clock.now()) not in (ACTIVE, UPDATING):
-        return None
-    return table
+    return table if _serves(db, table) else None
 
 
 _RETURN_VALUES = frozenset(("NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW"))
