@@ -76,39 +76,37 @@ async def get_raw(db, table: Table, key: dict) -> bytes | None:
 
 
 async def write(db, change: Change) -> Written:
-    """Apply one item's decision atomically; its refusal is raised as it is. A lost
-    race the database reports (Conflict: nothing was stored) is run again: DynamoDB
-    serialises single-item writes, it never fails one for a concurrent writer."""
-    for attempt in range(WRITE_ATTEMPTS):
-        try:
-            return (await write_all(db, [change]))[0]
-        except Cancelled as cancelled:
-            raise cancelled.reasons[0] from None
-        except Conflict:
-            if attempt == WRITE_ATTEMPTS - 1:
-                raise
+    """Apply one item's decision atomically (see _write_retried)."""
+    return (await _write_retried(db, [change]))[0]
 
 
 async def write_each(db, changes: list[Change]) -> list[Written]:
-    """Independent writes that cannot refuse (BatchWriteItem's puts and deletes, already
-    checked), in one storage transaction: one commit, not one per item. Rows are
-    locked in one global order, so two batches over the same items cannot deadlock;
-    the results are in the order of `changes`."""
+    """BatchWriteItem's checked puts and deletes of distinct items in one storage
+    transaction: one commit, not one per item. Rows are locked in one global order, so
+    two batches over the same items cannot deadlock; the results are in the order of
+    `changes`."""
     order = sorted(range(len(changes)), key=lambda i: (
         changes[i].table.id, *(changes[i].at or changes[i].table.locate(changes[i].key))))
-    for attempt in range(WRITE_ATTEMPTS):
-        try:
-            written = await write_all(db, [changes[i] for i in order])
-            break
-        except Cancelled as cancelled:  # a change that refuses after all: the batch fails whole
-            raise next(reason for reason in cancelled.reasons if reason) from None
-        except Conflict:
-            if attempt == WRITE_ATTEMPTS - 1:
-                raise
+    written = await _write_retried(db, [changes[i] for i in order])
     out: list = [None] * len(changes)
     for position, i in enumerate(order):
         out[i] = written[position]
     return out
+
+
+async def _write_retried(db, changes: list[Change]) -> list[Written]:
+    """write_all for writes outside transactions: a refusal is raised as it is (nothing
+    was written), and a lost race the database reports (Conflict: nothing was stored)
+    is run again, since DynamoDB serialises such writes rather than failing one for a
+    concurrent writer."""
+    for attempt in range(WRITE_ATTEMPTS):
+        try:
+            return await write_all(db, changes)
+        except Cancelled as cancelled:
+            raise next(reason for reason in cancelled.reasons if reason) from None
+        except Conflict:
+            if attempt == WRITE_ATTEMPTS - 1:
+                raise
 
 
 async def write_all(db, changes: list[Change], wait: bool = True,

@@ -36,7 +36,6 @@ _WANTED = {name.encode(): name for name in (
 # Header names as SDKs spell them, looked up before lower-casing: what they stand for
 # (None: not read).
 _SPELLED = {**_WANTED, **{name.title(): wanted for name, wanted in _WANTED.items()},
-            b"X-Amz-Target": "x-amz-target", b"X-Amz-Date": "x-amz-date",
             **dict.fromkeys((b"Content-Type", b"Content-Length", b"User-Agent", b"Accept-Encoding",
                              b"content-type", b"content-length", b"user-agent",
                              b"accept-encoding", b"Connection", b"Accept",
