@@ -6,14 +6,16 @@
     evaluate(cond, item)
 
 Parsing, and the checks that depend on the text alone, are cached by text
-(bounded LRU); failures are not cached. Every error is DynamoDB's
-ValidationException with DynamoDB's message.
+(bounded LRU); failures are not cached. So is the resolution of names, by text
+and the request's names: a request resolves only its values. Every error is
+DynamoDB's ValidationException with DynamoDB's message.
 """
 from __future__ import annotations
 
 import sys
 from functools import lru_cache
 
+from okura.errors import DynamoError
 from okura.expressions import checks, messages, parser, resolve
 from okura.expressions.ast import Path, Update, unparse
 from okura.expressions.evaluate import evaluate, get
@@ -58,7 +60,10 @@ def _projection(text: str) -> tuple:
 
 def condition(text: str, resolver: Resolver, param: str = "ConditionExpression"):
     """A ConditionExpression (or, with param="FilterExpression", a filter), resolved."""
-    return resolve.condition(_condition(text, param), resolver, param)
+    named = _named_condition(text, param, resolver.names_key())
+    if named is None:
+        return resolve.condition(_condition(text, param), resolver, param)
+    return resolve.condition(_with_names(named, resolver), resolver, param, names=False)
 
 
 def key_condition(text: str, resolver: Resolver):
@@ -67,8 +72,48 @@ def key_condition(text: str, resolver: Resolver):
 
 
 def update(text: str, resolver: Resolver) -> Update:
-    return resolve.update(_update(text), resolver)
+    named = _named_update(text, resolver.names_key())
+    if named is None:
+        return resolve.update(_update(text), resolver)
+    return resolve.update(_with_names(named, resolver), resolver, names=False)
 
 
 def projection(text: str, resolver: Resolver) -> Projection:
-    return Projection(resolve.projection(_projection(text), resolver))
+    named = _named_projection(text, resolver.names_key())
+    if named is None:
+        return Projection(resolve.projection(_projection(text), resolver))
+    return _with_names(named, resolver)
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def _named_condition(text: str, param: str, names: tuple):
+    return _names_resolved(names, lambda r: resolve.condition(
+        _condition(text, param), r, param, values=False))
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def _named_update(text: str, names: tuple):
+    return _names_resolved(names, lambda r: resolve.update(_update(text), r, values=False))
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def _named_projection(text: str, names: tuple):
+    return _names_resolved(names, lambda r: Projection(resolve.projection(_projection(text), r)))
+
+
+def _names_resolved(names: tuple, resolve_names):
+    """(tree with its names resolved, the names it used); None if anything is amiss,
+    and the request's own resolution in one pass then reports the first fault in
+    DynamoDB's order (a value's fault may come before a name's)."""
+    resolver = Resolver.of_names(names)
+    try:
+        node = resolve_names(resolver)
+    except DynamoError:
+        return None
+    return node, frozenset(resolver.used_names)
+
+
+def _with_names(named: tuple, resolver: Resolver):
+    node, used = named
+    resolver.used_names.update(used)
+    return node

@@ -23,7 +23,7 @@ _SETS = frozenset({"SS", "NS", "BS"})
 
 class Resolver:
     """The placeholders of one request, and which of them its expressions used."""
-    __slots__ = ("names", "values", "used_names", "used_values")
+    __slots__ = ("names", "values", "used_names", "used_values", "_names_key")
 
     def __init__(self, names: dict | None, values: dict | None):
         if names is not None:
@@ -37,6 +37,23 @@ class Resolver:
         self.values = values or {}
         self.used_names: set[str] = set()
         self.used_values: set[str] = set()
+        self._names_key: tuple | None = None
+
+    @classmethod
+    def of_names(cls, names_key: tuple) -> "Resolver":
+        """A resolver of names alone (already checked), for resolving them once per
+        (expression, names) rather than per request: see `names_key`."""
+        resolver = cls.__new__(cls)
+        resolver.names, resolver.values = dict(names_key), {}
+        resolver.used_names, resolver.used_values = set(), set()
+        resolver._names_key = names_key
+        return resolver
+
+    def names_key(self) -> tuple:
+        """The request's names, hashable: with an expression's text, what fixes its paths."""
+        if self._names_key is None:
+            self._names_key = tuple(self.names.items())
+        return self._names_key
 
     def name(self, placeholder: str, param: str) -> str:
         name = self.names.get(placeholder)
@@ -71,13 +88,19 @@ def _check_keys(mapping: dict, parameter: str, pattern: re.Pattern) -> None:
 
 
 class _Resolution:
-    __slots__ = ("resolver", "param")
+    """One pass over a tree: `names` resolves the paths' placeholders, `values` the
+    values' (a tree whose names were resolved before takes the second pass alone)."""
+    __slots__ = ("resolver", "param", "names", "values")
 
-    def __init__(self, resolver: Resolver, param: str):
+    def __init__(self, resolver: Resolver, param: str, names: bool = True, values: bool = True):
         self.resolver = resolver
         self.param = param
+        self.names = names
+        self.values = values
 
     def path(self, path: Path) -> Path:
+        if not self.names:
+            return path
         elements = path.elements
         for e in elements:
             if type(e) is Name:
@@ -92,7 +115,7 @@ class _Resolution:
         if t is Path:
             return self.path(node)
         if t is Value:
-            return Const(self.resolver.value(node.placeholder, self.param))
+            return Const(self.resolver.value(node.placeholder, self.param)) if self.values else node
         if t is Compare:
             left, right = self.node(node.left), self.node(node.right)
             self.distinct(node.op, left, (right,))
@@ -160,26 +183,28 @@ class _Resolution:
             raise messages.not_distinct(self.param, operator, str(first))
 
 
-def condition(node, resolver: Resolver, param: str):
-    return _Resolution(resolver, param).node(node)
+def condition(node, resolver: Resolver, param: str, names: bool = True, values: bool = True):
+    return _Resolution(resolver, param, names, values).node(node)
 
 
-def update(upd: Update, resolver: Resolver) -> Update:
-    r = _Resolution(resolver, "UpdateExpression")
+def update(upd: Update, resolver: Resolver, names: bool = True, values: bool = True) -> Update:
+    """With `names`, the written paths are also checked for overlaps (they are final)."""
+    r = _Resolution(resolver, "UpdateExpression", names, values)
     sets = tuple((r.path(path), r.node(value)) for path, value in upd.sets)
-    removes = tuple(map(r.path, upd.removes))
+    removes = tuple(map(r.path, upd.removes)) if names else upd.removes
     adds = tuple((r.path(path), r.node(value)) for path, value in upd.adds)
-    for _, value in adds:
+    for _, value in adds if values else ():
         kind = next(iter(value.value))
         if kind != "N" and kind not in _SETS:
             raise messages.action_operand_type("ADD", kind)
     deletes = tuple((r.path(path), r.node(value)) for path, value in upd.deletes)
-    for _, value in deletes:
+    for _, value in deletes if values else ():
         kind = next(iter(value.value))
         if kind not in _SETS:
             raise messages.action_operand_type("DELETE", kind)
     resolved = Update(sets, removes, adds, deletes)
-    check_overlaps(resolved.paths(), "UpdateExpression")
+    if names:
+        check_overlaps(resolved.paths(), "UpdateExpression")
     return resolved
 
 

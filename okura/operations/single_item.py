@@ -64,11 +64,12 @@ def plain_expression_members(body: dict, pending: list) -> bool:
     return type(return_values) is str and return_values in _RETURN_VALUES
 
 
-def resolver(body: dict, expression_params: tuple[str, ...],
-             takes_values: bool = True) -> expressions.Resolver:
+def resolver(body: dict, expression_params: tuple[str, ...], takes_values: bool = True,
+             values_checked: bool = False) -> expressions.Resolver:
     """The names/values resolver of a request, after DynamoDB's checks on
-    ExpressionAttributeNames/Values themselves. An operation without an
-    ExpressionAttributeValues member (GetItem) ignores one, as any unknown member."""
+    ExpressionAttributeNames/Values themselves (`values_checked`: the plain path has
+    checked the values). An operation without an ExpressionAttributeValues member
+    (GetItem) ignores one, as any unknown member."""
     names = body.get("ExpressionAttributeNames")
     values = body.get("ExpressionAttributeValues") if takes_values else None
     used = any(body.get(param) is not None for param in expression_params)
@@ -78,7 +79,8 @@ def resolver(body: dict, expression_params: tuple[str, ...],
                 "ExpressionAttributeValues can only be specified when using expressions")
         if not values:
             raise errors.validation("ExpressionAttributeValues must not be empty")
-        validation.check_expression_values(values)
+        if not values_checked:
+            validation.check_expression_values(values)
     if names is not None:
         if not used:
             raise errors.validation(
@@ -88,14 +90,16 @@ def resolver(body: dict, expression_params: tuple[str, ...],
     return expressions.Resolver(names, values)
 
 
-def write_expressions(body: dict, operation: str):
+def write_expressions(body: dict, operation: str, plain: bool = False):
     """(condition, update) of an item write, from its expressions or its legacy
     parameters, after every check that needs no table. `update` is None but for
-    UpdateItem (and a transaction's Update)."""
-    legacy.check_mixing(body, operation)
+    UpdateItem (and a transaction's Update). A `plain` request (see
+    plain_expression_members) has no legacy parameters and checked values."""
+    if not plain:
+        legacy.check_mixing(body, operation)
     updating = operation == "UpdateItem"
     names = resolver(body, ("ConditionExpression", "UpdateExpression") if updating
-                     else ("ConditionExpression",))
+                     else ("ConditionExpression",), values_checked=plain)
     update = None
     if updating:
         text = body.get("UpdateExpression")

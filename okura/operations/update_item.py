@@ -24,7 +24,7 @@ async def handle(request, body: dict):
         shapes.check("UpdateItem", body)
         validation.check_item(body["Key"])
     key = body["Key"]
-    condition, update = write_expressions(body, "UpdateItem")
+    condition, update = write_expressions(body, "UpdateItem", plain=table is not None)
     if table is None:
         table = await active_table(request, body["TableName"])
         check_key(table, key)

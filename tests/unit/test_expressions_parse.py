@@ -220,13 +220,16 @@ def test_three_hundred_operators_are_accepted():
     checks.update(upd)
 
 
-def test_parse_is_cached_by_text():
-    from okura.expressions import _condition
+def test_parse_and_names_are_cached_by_text_and_names():
+    from okura.expressions import _condition, _named_condition
     _condition.cache_clear()
-    for _ in range(3):
-        condition("cached = :v", Resolver(None, {":v": {"N": "1"}}))
-    info = _condition.cache_info()
-    assert (info.misses, info.hits) == (1, 2)
+    _named_condition.cache_clear()
+    for name in ("a", "a", "b"):
+        tree = condition("#n = :v", Resolver({"#n": name}, {":v": {"N": "1"}}))
+        assert tree.left == Path((name,))
+    assert (_condition.cache_info().misses, _condition.cache_info().hits) == (1, 1)
+    info = _named_condition.cache_info()
+    assert (info.misses, info.hits) == (2, 1)
 
 
 # --- parse(unparse(tree)) == tree -----------------------------------------------------------

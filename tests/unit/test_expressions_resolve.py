@@ -33,6 +33,24 @@ def test_undefined_name_and_value():
         "defined; attribute name: #p")
 
 
+def test_first_fault_in_expression_order_whatever_is_cached():
+    """Names are resolved once per (text, names) and cached; a request whose names fail
+    is resolved in one pass, so a value's fault before a name's is the one reported,
+    the first time and from the cache alike."""
+    for _ in range(2):
+        assert message(lambda: update("SET a = :v, #b = :w", Resolver({"#x": "x"}, {":w": N1}))) == (
+            "Invalid UpdateExpression: An expression attribute value used in expression is not "
+            "defined; attribute value: :v")
+        assert message(lambda: condition(":v = #b", Resolver({"#x": "x"}, {":w": N1}))) == (
+            "Invalid ConditionExpression: An expression attribute value used in expression is not "
+            "defined; attribute value: :v")
+    # The names resolve (and are cached); the value's type is checked per request.
+    assert update("ADD #c :v", Resolver({"#c": "c"}, {":v": N1})).adds[0][0] == Path(("c",))
+    assert message(lambda: update("ADD #c :v", Resolver({"#c": "c"}, {":v": {"S": "x"}}))) == (
+        "Invalid UpdateExpression: Incorrect operand type for operator or function; "
+        "operator: ADD, operand type: STRING")
+
+
 def test_unused_names_then_values():
     r = Resolver({"#a": "a", "#b": "b", "#c": "c"}, {":v": N1, ":w": N1})
     condition("#a = :v", r)
