@@ -56,6 +56,8 @@ _PUT = "INSERT OR REPLACE INTO items(tid, hk, rk, size, doc) VALUES(?,?,?,?,?)"
 _SYNC = {"process": "NORMAL", "fsync": "FULL"}
 CHECKPOINT_SECONDS = 0.5
 MMAP_BYTES = 1 << 30
+CACHE_KIB = 8192  # SQLite's page cache (its default is 2 MiB)
+MEMORY_PAGE_BYTES = 16384  # in memory only: on disk, larger pages write more WAL per change
 # A checkpoint round copies what the writes of the round before added; rounds stop
 # once one copied no more than CATCH_UP_FRAMES pages (well under a millisecond).
 CHECKPOINT_ROUNDS = 8
@@ -89,12 +91,16 @@ class SqliteEngine:
             target = os.path.join(self.path, "okura.sqlite3")
         db = sqlite3.connect(target, isolation_level=None, check_same_thread=False,
                              cached_statements=256)
-        # Up to 64 MiB of pages in SQLite's own cache (the default is 2 MiB), so a large
-        # table's upper B-tree levels stay in memory; it grows only as pages are read.
-        db.execute("PRAGMA cache_size=-65536")
-        # Pages past that cache are read through a memory map of the file rather than a
+        # SQLite's page cache: every commit that grows the file scans its whole hash of
+        # pages (pcache1TruncateUnsafe), so a large cache taxes writes. Reads hardly need
+        # it: pages past it are read through a memory map of the file rather than a
         # read() each (GetItem in a table of 1,000,000 items: 34k -> 38k req/s).
+        db.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
         db.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
+        if self.path is None:
+            # In memory every page stays in that hash: fewer, larger pages keep the scan
+            # short (PutItem into 200,000 items, commits of 2: 32 -> 17 µs).
+            db.execute(f"PRAGMA page_size={MEMORY_PAGE_BYTES}")
         if self.path is not None:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute(f"PRAGMA synchronous={_SYNC[self.durability]}")
