@@ -36,27 +36,24 @@ class App:
         """Run one DynamoDB request; every failure becomes DynamoDB's error reply."""
         headers = request.headers
         try:
-            handler = ROUTES.get(headers.get("x-amz-target", ""))
+            handler = ROUTES.get(headers.get("x-amz-target"))
             if handler is None:
                 raise errors.unknown_operation()
             request.region = auth.region_of(headers.get("authorization"),
                                             "x-amz-date" in headers or "date" in headers)
+            if "content-encoding" in headers:
+                raw = decode_body(headers, raw)
             try:
-                body = orjson.loads(decode_body(headers, raw))
+                body = orjson.loads(raw)
             except orjson.JSONDecodeError:
                 raise errors.serialization("Start of structure or map found where not expected.")  # unverified
-            if not isinstance(body, dict):
+            if type(body) is not dict:
                 raise errors.serialization("Start of structure or map found where not expected.")  # unverified
-            for attempt in range(CATALOG_RERUNS):
-                try:
-                    result = await handler(request, body)
-                    break
-                except CatalogChanged:
-                    # Another node changed the table while this request planned its
-                    # write; nothing was written: run it again on the fresh catalog.
-                    if attempt == CATALOG_RERUNS - 1:
-                        raise
-            return 200, result if isinstance(result, bytes) else orjson.dumps(result)
+            try:
+                result = await handler(request, body)
+            except CatalogChanged:
+                result = await self._rerun(handler, request, body)
+            return 200, result if type(result) is bytes else orjson.dumps(result)
         except errors.DynamoError as error:
             return error.status, error.body()
         except Exception:
@@ -64,6 +61,17 @@ class App:
                           headers.get("x-amz-target"), request.request_id.decode())
             error = errors.internal_server_error()
             return error.status, error.body()
+
+    @staticmethod
+    async def _rerun(handler, request, body: dict):
+        """Another node changed the table while this request planned its write; nothing
+        was written: run it again on the fresh catalog, a few times at most."""
+        for attempt in range(1, CATALOG_RERUNS):
+            try:
+                return await handler(request, body)
+            except CatalogChanged:
+                if attempt == CATALOG_RERUNS - 1:
+                    raise
 
 
 def make_engine(settings: Settings):

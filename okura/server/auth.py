@@ -10,18 +10,27 @@ _REQUIRED = ("Credential", "Signature", "SignedHeaders")
 
 
 _FAST_PREFIX = "AWS4-HMAC-SHA256 Credential="
+# Region of each credential scope seen in the form every SDK sends (bounded).
+_SCOPES: dict[str, str] = {}
+_MAX_SCOPES = 1024
 
 
 def region_of(authorization: str | None, has_date: bool) -> str:
     """The region a request is signed for; raises DynamoDB's authentication errors."""
     if not authorization:
         raise errors.missing_authentication_token()
-    if (has_date and authorization.startswith(_FAST_PREFIX)
-            and ", SignedHeaders=" in authorization and ", Signature=" in authorization):
+    if (has_date and ", SignedHeaders=" in authorization and ", Signature=" in authorization
+            and authorization.startswith(_FAST_PREFIX)):
         # What every SDK sends: read the scope without the general parse below.
-        credential = authorization[len(_FAST_PREFIX):].split(",", 1)[0]
+        credential = authorization[len(_FAST_PREFIX):authorization.find(",")]
+        region = _SCOPES.get(credential)
+        if region is not None:
+            return region
         scope = credential.split("/")
         if len(scope) == 5 and scope[2] and " " not in credential:
+            if len(_SCOPES) >= _MAX_SCOPES:
+                _SCOPES.clear()
+            _SCOPES[credential] = scope[2]
             return scope[2]
     _algorithm, _, rest = authorization.partition(" ")
     params = {}

@@ -30,6 +30,16 @@ _REQUEST_ID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 _STATUS = {200: b"200 OK", 400: b"400 Bad Request", 404: b"404 Not Found",
            413: b"413 Request Entity Too Large", 500: b"500 Internal Server Error"}
 _JSON = b"application/x-amz-json-1.0"
+_KEEP, _CLOSE = b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n"
+
+
+def _head(status: int, content_type: bytes) -> bytes:
+    """A reply's status line and headers up to the length's value."""
+    return b"HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: " % (
+        _STATUS.get(status) or str(status).encode(), content_type)
+
+
+_JSON_HEADS = {status: _head(status, _JSON) for status in _STATUS}  # formatted once
 # The only request headers okura reads; the rest are skipped without decoding.
 _WANTED = {name.encode(): name for name in (
     "x-amz-target", "authorization", "x-amz-date", "date", "content-encoding", "host")}
@@ -180,7 +190,8 @@ class HttpProtocol(asyncio.Protocol):
             return
         if method != b"POST":
             host = headers.get("host", "localhost").rpartition(":")[0] or headers.get("host", "")
-            self._write(200, b"healthy: " + host.encode() + b" ", keep_alive, b"text/plain")
+            self._write(200, b"healthy: " + host.encode() + b" ", keep_alive, b"text/plain",
+                        next(self.app.request_ids))
             return
         request = Request(headers, next(self.app.request_ids), self.app, self.local_address)
         coro = self.app.dispatch(request, body)
@@ -201,7 +212,7 @@ class HttpProtocol(asyncio.Protocol):
     def _admin_finished(self, task, keep_alive):
         self.busy = False
         status, reply = task.result()
-        self._write(status, reply, keep_alive, b"application/json")
+        self._write(status, reply, keep_alive, b"application/json", next(self.app.request_ids))
         self._start_queued()
 
     def _start_queued(self):
@@ -221,18 +232,16 @@ class HttpProtocol(asyncio.Protocol):
             status, body = error.status, error.body()
         self._write(status, body, keep_alive, _JSON, request.request_id)
 
-    def _write(self, status, body, keep_alive, content_type, request_id=None):
+    def _write(self, status, body, keep_alive, content_type, request_id):
+        """Every reply carries a request id and the body's CRC32, as DynamoDB's do."""
         if self.transport is None:
             return
         closing = not keep_alive or self.closing
-        head = b"HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %d\r\nDate: %s" % (
-            _STATUS.get(status) or str(status).encode(), content_type, len(body),
-            _http_date.date())
-        if request_id is not None:
-            head += b"\r\nx-amzn-RequestId: %s\r\nx-amz-crc32: %d" % (request_id,
-                                                                     zlib.crc32(body))
-        self.transport.write(head + (b"\r\nConnection: close\r\n\r\n" if closing
-                                     else b"\r\n\r\n") + body)
+        head = (_JSON_HEADS.get(status) if content_type is _JSON else None) or _head(
+            status, content_type)
+        self.transport.write(b"%s%d\r\nDate: %s\r\nx-amzn-RequestId: %s\r\nx-amz-crc32: %d%s%s" % (
+            head, len(body), _http_date.date(), request_id, zlib.crc32(body),
+            _CLOSE if closing else _KEEP, body))
         if closing:
             self.transport.close()
             self.transport = None
