@@ -4,9 +4,10 @@
 mutation: read the current item (locked where the backend has concurrent
 writers), let the operation decide the new item from it (checking its condition
 there), and, only if every item's decision stands, store the results and all
-that follows from them (`_store`). A single-item write is `write` of one item;
-a transaction is `write_all` of many. Index maintenance and stream records live
-in `_store`, so no write can skip them.
+that follows from them (`_store`). A transaction is `write_all` of many items;
+a single-item write is `write`: the same steps, through the same helpers, for
+one item. Index maintenance and stream records live in `_store`, so no write
+can skip them.
 """
 from __future__ import annotations
 
@@ -76,8 +77,10 @@ async def get_raw(db, table: Table, key: dict) -> bytes | None:
 
 
 async def write(db, change: Change) -> Written:
-    """Apply one item's decision atomically (see _write_retried)."""
-    return (await _write_retried(db, [change]))[0]
+    """Apply one item's decision atomically: write_all of one change, without the
+    bookkeeping of many. A refusal is raised as it is; a lost race is run again (see
+    _retried)."""
+    return await _retried(_write_one, db, change)
 
 
 async def write_each(db, changes: list[Change]) -> list[Written]:
@@ -87,26 +90,83 @@ async def write_each(db, changes: list[Change]) -> list[Written]:
     `changes`."""
     order = sorted(range(len(changes)), key=lambda i: (
         changes[i].table.id, *(changes[i].at or changes[i].table.locate(changes[i].key))))
-    written = await _write_retried(db, [changes[i] for i in order])
+    written = await _retried(_write_all_raising, db, [changes[i] for i in order])
     out: list = [None] * len(changes)
     for position, i in enumerate(order):
         out[i] = written[position]
     return out
 
 
-async def _write_retried(db, changes: list[Change]) -> list[Written]:
-    """write_all for writes outside transactions: a refusal is raised as it is (nothing
-    was written), and a lost race the database reports (Conflict: nothing was stored)
-    is run again, since DynamoDB serialises such writes rather than failing one for a
-    concurrent writer."""
+async def _retried(run, db, changes):
+    """`run` for writes outside transactions: a lost race the database reports
+    (Conflict: nothing was stored) is run again, since DynamoDB serialises such writes
+    rather than failing one for a concurrent writer."""
     for attempt in range(WRITE_ATTEMPTS):
         try:
-            return await write_all(db, changes)
-        except Cancelled as cancelled:
-            raise next(reason for reason in cancelled.reasons if reason) from None
+            return await run(db, changes)
         except Conflict:
             if attempt == WRITE_ATTEMPTS - 1:
                 raise
+
+
+async def _write_all_raising(db, changes: list[Change]) -> list[Written]:
+    """write_all, raising the first refusal as it is (nothing was written)."""
+    try:
+        return await write_all(db, changes)
+    except Cancelled as cancelled:
+        raise next(reason for reason in cancelled.reasons if reason) from None
+
+
+async def _write_one(db, change: Change) -> Written:
+    async with db.engine.transaction() as unit:
+        if db.engine.shared:
+            await _check_catalog(unit, (change,))
+        hk, rk = change.at or change.table.locate(change.key)
+        old = None
+        if _reads_old(db, change, True):
+            try:
+                raw = await unit.get(change.table.id, hk, rk, lock=True)
+            except Locked:
+                raise errors.transaction_conflict() from None
+            if raw is not None:
+                old = orjson.loads(raw)
+        new, size = _decide(change, old)
+        rows = []
+        written = await _settle(db, unit, change, hk, rk, old, new, size, rows)
+        if rows:
+            await unit.put_many(rows)
+    return written
+
+
+def _reads_old(db, change: Change, wait: bool) -> bool:
+    """Whether a write reads the item it replaces. Shared storage reads even for a
+    plain put: the locked read is where a write meets a transaction in flight (see
+    PostgreSQL's get)."""
+    return change.needs_old or change.table.observes_old or not wait or db.engine.shared
+
+
+def _decide(change: Change, old: dict | None) -> tuple:
+    """(the new item, its size): the change's decision, of which a new item past 400 KB
+    or with a bad index key is part (in a transaction it refuses only its own action)."""
+    new = change.decide(old)
+    if new is UNCHANGED or new is None:
+        return new, 0
+    size = check_item_size(new, change.too_large, change.new_size)
+    if change.table.indexes:
+        index_entries.check(change.table, new)
+    return new, size
+
+
+async def _settle(db, unit, change: Change, hk: bytes, rk: bytes, old: dict | None, new,
+                  size: int, rows: list) -> Written:
+    """Store one decided change, or add its row to `rows` when nothing follows from it
+    (no index, no stream: stored with the others in one put_many)."""
+    if new is UNCHANGED:
+        return Written(old, old)
+    if new is not None and not change.table.observes_old:
+        rows.append((change.table.id, hk, rk, size, orjson.dumps(new)))
+        return Written(old, new)
+    return Written(old, new, await _store(db, unit, change, hk, rk, old, new, size))
 
 
 async def write_all(db, changes: list[Change], wait: bool = True,
@@ -124,10 +184,7 @@ async def write_all(db, changes: list[Change], wait: bool = True,
         for change in changes:
             hk, rk = change.at or change.table.locate(change.key)
             located.append((hk, rk))
-            # Shared storage reads even for a plain put: the locked read is where a write
-            # meets a transaction in flight (see PostgreSQL's get).
-            if not (change.needs_old or change.table.observes_old or not wait
-                    or db.engine.shared):
+            if not _reads_old(db, change, wait):
                 olds.append(None)
                 reasons.append(None)
                 continue
@@ -138,35 +195,19 @@ async def write_all(db, changes: list[Change], wait: bool = True,
                 raw = None
                 reasons.append(errors.transaction_conflict())
             olds.append(None if raw is None else orjson.loads(raw))
-        news, new_sizes = [], []
+        decided = []
         for i, (change, old) in enumerate(zip(changes, olds)):
-            news.append(UNCHANGED)
-            new_sizes.append(0)
+            decided.append((UNCHANGED, 0))
             if reasons[i] is None:
                 try:
-                    new = change.decide(old)
-                    if new is not UNCHANGED and new is not None:
-                        # Part of the decision: in a transaction, a new item past 400 KB or
-                        # with a bad index key refuses only its own action.
-                        new_sizes[i] = check_item_size(new, change.too_large, change.new_size)
-                        if change.table.indexes:
-                            index_entries.check(change.table, new)
-                    news[i] = new
+                    decided[i] = _decide(change, old)
                 except DynamoError as refusal:
                     reasons[i] = refusal
         if any(reasons):
             raise Cancelled(reasons, olds)
         written, rows = [], []
-        for change, (hk, rk), old, new, size in zip(changes, located, olds, news, new_sizes):
-            if new is UNCHANGED:
-                written.append(Written(old, old))
-            elif new is not None and not change.table.observes_old:
-                # Nothing follows from this put (no index, no stream): stored with the others.
-                rows.append((change.table.id, hk, rk, size, orjson.dumps(new)))
-                written.append(Written(old, new))
-            else:
-                written.append(Written(old, new,
-                                       await _store(db, unit, change, hk, rk, old, new, size)))
+        for change, (hk, rk), old, (new, size) in zip(changes, located, olds, decided):
+            written.append(await _settle(db, unit, change, hk, rk, old, new, size, rows))
         if rows:
             await unit.put_many(rows)
         if before_commit is not None:

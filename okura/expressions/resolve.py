@@ -190,14 +190,15 @@ def condition(node, resolver: Resolver, param: str, names: bool = True, values: 
 def update(upd: Update, resolver: Resolver, names: bool = True, values: bool = True) -> Update:
     """With `names`, the written paths are also checked for overlaps (they are final)."""
     r = _Resolution(resolver, "UpdateExpression", names, values)
-    sets = tuple((r.path(path), r.node(value)) for path, value in upd.sets)
+    sets = tuple((r.path(path), r.node(value)) for path, value in upd.sets) if upd.sets else ()
     removes = tuple(map(r.path, upd.removes)) if names else upd.removes
-    adds = tuple((r.path(path), r.node(value)) for path, value in upd.adds)
+    adds = tuple((r.path(path), r.node(value)) for path, value in upd.adds) if upd.adds else ()
     for _, value in adds if values else ():
         kind = next(iter(value.value))
         if kind != "N" and kind not in _SETS:
             raise messages.action_operand_type("ADD", kind)
-    deletes = tuple((r.path(path), r.node(value)) for path, value in upd.deletes)
+    deletes = (tuple((r.path(path), r.node(value)) for path, value in upd.deletes)
+               if upd.deletes else ())
     for _, value in deletes if values else ():
         kind = next(iter(value.value))
         if kind not in _SETS:

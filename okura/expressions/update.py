@@ -16,17 +16,24 @@ from okura.expressions.evaluate import get
 
 def apply_update(upd: Update, item: dict) -> tuple[dict, list[Path]]:
     """The updated item and the paths the update wrote (for ReturnValues UPDATED_*)."""
-    values = [_value(value, item) for _, value in upd.sets]
     writer = _Writer(item)
-    for path, value in sorted(zip((p for p, _ in upd.sets), values), key=_ascending):
-        writer.set(path.elements, value)
-    for path in sorted(upd.removes, key=_descending):
+    if upd.sets:
+        values = [_value(value, item) for _, value in upd.sets]
+        for path, value in _in_order(zip((p for p, _ in upd.sets), values), _ascending):
+            writer.set(path.elements, value)
+    for path in _in_order(upd.removes, _descending):
         writer.remove(path.elements)
     for path, const in upd.adds:
         writer.add(path.elements, const.value)
     for path, const in upd.deletes:
         writer.delete(path.elements, const.value)
     return writer.item, upd.paths()
+
+
+def _in_order(actions, key):
+    """The actions in the order they apply (one action needs no sorting)."""
+    actions = tuple(actions)
+    return actions if len(actions) < 2 else sorted(actions, key=key)
 
 
 def _ascending(action) -> tuple:

@@ -2,6 +2,8 @@
 under a condition."""
 from __future__ import annotations
 
+from functools import lru_cache
+
 from okura import expressions, shapes
 from okura.core import items
 from okura.operations import write_actions
@@ -46,7 +48,13 @@ def _returned(return_values: str, old: dict | None, new: dict | None, paths: lis
     if return_values == "ALL_NEW":
         return new
     if return_values == "UPDATED_OLD":
-        return None if old is None else expressions.project(expressions.Projection(paths), old)
+        return None if old is None else expressions.project(_projection(tuple(paths)), old)
     if return_values == "UPDATED_NEW":
-        return expressions.project(expressions.Projection(paths), new)
+        return expressions.project(_projection(tuple(paths)), new)
     return None
+
+
+@lru_cache(maxsize=1024)
+def _projection(paths: tuple) -> expressions.Projection:
+    """The projection of an update's written paths, built once per set of paths."""
+    return expressions.Projection(paths)
