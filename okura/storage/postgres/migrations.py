@@ -48,9 +48,11 @@ async def migrate(connection: asyncpg.Connection) -> None:
     """Bring the schema to the newest version; refuse a database from a newer okura."""
     try:
         await connection.execute(_META[0])
-    except asyncpg.UniqueViolationError:
+    except (asyncpg.UniqueViolationError, asyncpg.DuplicateObjectError,
+            asyncpg.DuplicateTableError):
         # Two nodes created okura_meta at once: PostgreSQL reports the loser's clash in
-        # its system catalog instead of honouring IF NOT EXISTS. The table exists now.
+        # its system catalog (a unique violation, or a duplicate table or row type)
+        # instead of honouring IF NOT EXISTS. The table exists now.
         await connection.execute(_META[0])
     await connection.execute(_META[1])
     async with connection.transaction():
