@@ -33,18 +33,22 @@ def item_size(item, pending: list) -> int | None:
         if type(av) is not dict or len(av) != 1 or len(name) > MAX_NAME:
             return None
         total += len(name) if name.isascii() else len(name.encode())
-        (tag, value), = av.items()
-        kind = type(value)
-        if tag == "S" and kind is str:
+        # Looked up by tag, the commonest first (cheaper than unpacking av.items()).
+        value = av.get("S")
+        if value is not None:
+            if type(value) is not str:
+                return None
             total += len(value) if value.isascii() else len(value.encode())
-        elif tag == "N" and kind is str:
-            normal = _number(value)
+            continue
+        value = av.get("N")
+        if value is not None:
+            normal = _number(value) if type(value) is str else None
             if normal is None:
                 return None
             if normal is not value:
                 pending.append((av, normal))
             total += number_size(normal)
-        elif (tag == "BOOL" and kind is bool) or (tag == "NULL" and value is True):
+        elif type(av.get("BOOL")) is bool or av.get("NULL") is True:
             total += 1
         else:
             return None
