@@ -101,6 +101,10 @@ class SqliteEngine:
         # read() each (GetItem in a table of 1,000,000 items: 34k -> 38k req/s).
         db.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
         db.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
+        # A unit's SAVEPOINT keeps the pages it changes in a statement journal, which
+        # SQLite spills to a temporary file past 64 KiB (a BatchWriteItem of 25 items on
+        # disk); kept in memory instead: 30-35 -> 22-23 µs of CPU per item (in-process).
+        db.execute("PRAGMA temp_store=MEMORY")
         if self.path is None:
             # In memory every page stays in that hash: fewer, larger pages keep the scan
             # short (PutItem into 200,000 items, commits of 2: 32 -> 17 µs).
