@@ -11,6 +11,7 @@ is then run again with a fresh document.
 """
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 import orjson
@@ -37,7 +38,7 @@ class Table:
 
     __slots__ = ("id", "version", "region", "name", "doc", "arn", "hash_key", "hash_type",
                  "range_key", "range_type", "key_names", "schema", "indexes",
-                 "observes_old")
+                 "observes_old", "serves_from")
 
     def __init__(self, tid: int, version: int, region: str, account: str, doc: dict):
         self.id = tid
@@ -59,6 +60,12 @@ class Table:
         # Whether every write must know the item it replaces (to move index entries,
         # to describe the change in a stream record).
         self.observes_old = bool(self.indexes) or "StreamSpecification" in doc
+        # DynamoDB serves a table's data while it is ACTIVE or UPDATING, and reports one
+        # being created or deleted as not found: it serves from this clock reading on
+        # (0: already, so the hot path reads no clock; inf: never).
+        status = doc["TableStatus"]
+        self.serves_from = (math.inf if status == DELETING
+                            else doc.get("StatusUntil", 0) if status == CREATING else 0)
 
     def status(self, now: float) -> str:
         status = self.doc["TableStatus"]
@@ -107,12 +114,10 @@ class Catalog:
         return table
 
     def cached(self, region: str, name: str) -> Table | None:
-        """The table if this process holds it, without touching storage (the hot
-        operations' first try; None sends them the general way)."""
-        table = self._cache.get((region, name))
-        if table is None or table.gone(self.clock.now()):
-            return None
-        return table
+        """The table if this process holds it, without touching storage or the clock
+        (the hot operations' first try; None sends them the general way, which also
+        forgets a table that has finished deleting)."""
+        return self._cache.get((region, name))
 
     async def names(self, region: str) -> list[str]:
         async with self.engine.reader() as unit:

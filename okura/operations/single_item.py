@@ -5,7 +5,7 @@ from __future__ import annotations
 from okura import errors, expressions
 from okura.expressions import legacy
 from okura.core import collections, index_entries
-from okura.core.catalog import ACTIVE, UPDATING, Table
+from okura.core.catalog import Table
 from okura.core.indexes import Index
 from okura.operations import table_rules
 from okura.values import key_rules, plain, sizes, validation
@@ -21,9 +21,8 @@ async def active_table(request, name: str) -> Table:
 
 
 def _serves(db, table: Table | None) -> bool:
-    """DynamoDB serves a table's data while it is ACTIVE or UPDATING, and reports one
-    being created or deleted as not found."""
-    return table is not None and table.status(db.clock.now()) in (ACTIVE, UPDATING)
+    """Whether the table serves data now (see Table.serves_from)."""
+    return table is not None and (not table.serves_from or table.serves_from <= db.clock.now())
 
 
 def plain_table(request, body: dict, members: frozenset) -> Table | None:

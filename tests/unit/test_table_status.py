@@ -3,9 +3,13 @@ for a wall clock that steps back (a created table was briefly "not found" then).
 from __future__ import annotations
 
 import time
+from types import SimpleNamespace
 
-from okura.core.catalog import ACTIVE, CREATING, Table
+import pytest
+
+from okura.core.catalog import ACTIVE, CREATING, DELETING, UPDATING, Table
 from okura.core.database import Database
+from okura.operations.single_item import _serves
 
 DOC = {"TableName": "t", "TableStatus": CREATING,
        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
@@ -29,3 +33,14 @@ def test_a_delay_ends_when_it_has_passed():
     table = Table(1, 1, "r", "0", dict(DOC, StatusUntil=Database(_Engine(), "0", 2.0).status_until(now)))
     assert table.status(now + 1) == CREATING
     assert table.status(now + 2) == ACTIVE
+
+
+@pytest.mark.parametrize("status", [ACTIVE, CREATING, UPDATING, DELETING])
+@pytest.mark.parametrize("until", [0.0, 1000.0])
+def test_serves_data_exactly_while_active_or_updating(status, until):
+    """What the hot path decides from serves_from (without a clock when it can) is what
+    status() says: DynamoDB serves data while a table is ACTIVE or UPDATING."""
+    table = Table(1, 1, "r", "0", dict(DOC, TableStatus=status, StatusUntil=until))
+    for now in (until / 2, until, until + 1):
+        db = SimpleNamespace(clock=SimpleNamespace(now=lambda now=now: now))
+        assert _serves(db, table) == (table.status(now) in (ACTIVE, UPDATING))
