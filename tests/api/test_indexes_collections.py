@@ -14,7 +14,8 @@ from okura.storage.sqlite import SqliteEngine
 
 GB = 1024 ** 3
 TABLE = Table(7, 1, "us-east-1", "000000000000", {
-    "TableName": "collections", "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+    "TableName": "collections", "TableStatus": "ACTIVE",
+    "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
     "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}]})
 
 
