@@ -119,10 +119,11 @@ async def _finish(coro, awaited):
 
 class HttpProtocol(asyncio.Protocol):
     __slots__ = ("app", "transport", "parser", "headers", "url", "body", "queue", "busy",
-                 "local_address", "_header_name", "closing")
+                 "local_address", "closing", "after_commit")
 
     def __init__(self, app):
         self.app = app
+        self.after_commit = app.db.engine.after_commit
         self.transport = None
         self.parser = httptools.HttpRequestParser(self)
         self.queue = deque()
@@ -221,8 +222,7 @@ class HttpProtocol(asyncio.Protocol):
 
     def _reply(self, request, result, keep_alive):
         """Send the reply once the writes it acknowledges are committed (group commit)."""
-        if not self.app.db.engine.after_commit(
-                lambda error: self._send(request, result, keep_alive, error)):
+        if not self.after_commit(lambda error: self._send(request, result, keep_alive, error)):
             self._send(request, result, keep_alive, None)
 
     def _send(self, request, result, keep_alive, commit_error):
