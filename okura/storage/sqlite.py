@@ -211,7 +211,7 @@ class SqliteEngine:
         the WAL would grow without bound (gigabytes in a minute of BatchWriteItem)."""
         self._catch_up = False
         try:
-            self.sql.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            self.sql.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()  # ends the statement
         except sqlite3.Error:
             log.exception("WAL checkpoint failed; the next one retries")
 
