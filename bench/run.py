@@ -6,10 +6,9 @@
     python bench/run.py --servers okura-disk,okura-pg,okura-pg-2   # SQLite, PostgreSQL 1 and 2 nodes
     python bench/run.py --servers okura-mem --only get_item,put_item --half-peak   # p99 at half of peak
 
-Every server is started (pinned to core 0), timed to its first served request and
-measured idle; then each workload drives every server in turn, from a load generator on
-core 1, and the servers are stopped at the end. A server that fails a workload is
-reported INVALID for it; the run goes on.
+Each server is started (pinned to core 0), timed to its first served request,
+measured idle, driven through the workloads by a load generator on core 1, and
+stopped. A server that fails a workload is reported INVALID for it; the run goes on.
 With --half-peak each okura server runs each wrk workload a second time, paced to half
 of the req/s it just reached, for the latency at that load (issue 7).
 """
@@ -72,8 +71,8 @@ def at_half_peak(running: Running, workload: Workload, peak: Result | None, sett
     return HalfPeak(peak=peak, target=target, result=result)
 
 
-def start(server: Server, workloads: list[Workload], report: Report) -> Running | None:
-    """Start a server and record its start-up; None (its workloads failed) if it cannot start."""
+def bench_server(server: Server, workloads: list[Workload], settings: Settings, scale: Scale,
+                 wrk_binary: str, report: Report, half_peak: bool) -> None:
     print(f"== {server.name}", flush=True)
     try:
         running = Running(server)
@@ -82,40 +81,36 @@ def start(server: Server, workloads: list[Workload], report: Report) -> Running 
         print(f"  did not start: {error}", flush=True)
         for workload in workloads:
             report.results[_key(workload)][server.name] = Result(problem=f"server did not start: {error}")
-        return None
+        return
     report.startups[server.name] = (running.startup_s, running.idle_rss)
     cores = set().union(*(os.sched_getaffinity(process.pid) for process in running.processes))
     if cores != {SERVER_CORE} and {SERVER_CORE, CLIENT_CORE} <= set(range(os.cpu_count() or 1)):
         print(f"  warning: {server.name} runs on cores {sorted(cores)}, not core {SERVER_CORE}", flush=True)
     print(f"  first reply after {running.startup_s * 1000:.0f} ms, idle RSS {running.idle_rss / 2**20:.1f} MiB",
           flush=True)
-    return running
-
-
-def bench_workload(running: Running, workload: Workload, settings: Settings, scale: Scale,
-                   wrk_binary: str, report: Report, half_peak: bool) -> Running:
-    """One workload on one running server (restarted first if it died); the server to go on with."""
-    server = running.server
-    print(f"  {server.name}", flush=True)
-    if not running.alive():
-        problem = f"server died (exit {running.exit_codes()}): {running.log_tail()}"
-        print(f"    {problem}; restarting", flush=True)
-        running.stop()  # removes the dead server's data
-        try:
-            running = Running(server)
-        except Exception as error:  # noqa: BLE001
-            report.results[_key(workload)][server.name] = Result(problem=f"{problem}; restart: {error}")
-            return running
-    result = measure(running, workload, settings, scale, wrk_binary)
-    report.results[_key(workload)][server.name] = result
-    if result is not None:
-        print(f"    {_said(result)}", flush=True)
-    paced = at_half_peak(running, workload, result, settings, scale, wrk_binary) \
-        if half_peak and server.name in OKURA else None
-    if paced is not None:
-        report.half_peak[workload.name][server.name] = paced
-        print(f"    half of peak, {paced.target:,.0f} req/s targeted: {_said(paced.result)}", flush=True)
-    return running
+    try:
+        for workload in workloads:
+            print(f"  {workload.name}", flush=True)
+            if not running.alive():
+                problem = f"server died (exit {running.exit_codes()}): {running.log_tail()}"
+                print(f"    {problem}; restarting", flush=True)
+                running.stop()  # removes the dead server's data
+                try:
+                    running = Running(server)
+                except Exception as error:  # noqa: BLE001
+                    report.results[_key(workload)][server.name] = Result(problem=f"{problem}; restart: {error}")
+                    continue
+            result = measure(running, workload, settings, scale, wrk_binary)
+            report.results[_key(workload)][server.name] = result
+            if result is not None:
+                print(f"    {_said(result)}", flush=True)
+            paced = at_half_peak(running, workload, result, settings, scale, wrk_binary) \
+                if half_peak and server.name in OKURA else None
+            if paced is not None:
+                report.half_peak[workload.name][server.name] = paced
+                print(f"    half of peak, {paced.target:,.0f} req/s targeted: {_said(paced.result)}", flush=True)
+    finally:
+        running.stop()
 
 
 def _said(result: Result) -> str:
@@ -200,18 +195,8 @@ def main() -> None:
         report.results[_key(workload)] = {}
         if args.half_peak and workload.script is not None:
             report.half_peak[workload.name] = {}
-    # Every server runs at once (idle but for the one under load) and each workload goes
-    # through all of them back to back: this machine's speed drifts by a third within
-    # minutes, and a ratio should compare runs minutes apart, not a whole pass apart.
-    running = [r for r in (start(server, workloads, report) for server in servers) if r is not None]
-    try:
-        for workload in workloads:
-            print(f"-- {workload.name}", flush=True)
-            running = [bench_workload(r, workload, settings, scale, wrk_binary, report, args.half_peak)
-                       for r in running]
-    finally:
-        for r in running:
-            r.stop()
+    for server in servers:
+        bench_server(server, workloads, settings, scale, wrk_binary, report, args.half_peak)
 
     print("\n" + report.text())
     output.write_text(report.markdown())
