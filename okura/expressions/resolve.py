@@ -190,15 +190,14 @@ def condition(node, resolver: Resolver, param: str, names: bool = True, values: 
 def update(upd: Update, resolver: Resolver, names: bool = True, values: bool = True) -> Update:
     """With `names`, the written paths are also checked for overlaps (they are final)."""
     r = _Resolution(resolver, "UpdateExpression", names, values)
-    sets = tuple((r.path(path), r.node(value)) for path, value in upd.sets) if upd.sets else ()
+    sets = _actions(r, upd.sets)
     removes = tuple(map(r.path, upd.removes)) if names else upd.removes
-    adds = tuple((r.path(path), r.node(value)) for path, value in upd.adds) if upd.adds else ()
+    adds = _actions(r, upd.adds)
     for _, value in adds if values else ():
         kind = next(iter(value.value))
         if kind != "N" and kind not in _SETS:
             raise messages.action_operand_type("ADD", kind)
-    deletes = (tuple((r.path(path), r.node(value)) for path, value in upd.deletes)
-               if upd.deletes else ())
+    deletes = _actions(r, upd.deletes)
     for _, value in deletes if values else ():
         kind = next(iter(value.value))
         if kind not in _SETS:
@@ -207,6 +206,11 @@ def update(upd: Update, resolver: Resolver, names: bool = True, values: bool = T
     if names:
         check_overlaps(resolved.paths(), "UpdateExpression")
     return resolved
+
+
+def _actions(r: _Resolution, actions: tuple) -> tuple:
+    """A clause's (path, value) actions resolved (an empty clause builds nothing)."""
+    return tuple((r.path(path), r.node(value)) for path, value in actions) if actions else ()
 
 
 def projection(paths: tuple, resolver: Resolver) -> tuple:

@@ -233,7 +233,8 @@ class HttpProtocol(asyncio.Protocol):
         self._write(status, body, keep_alive, _JSON, request.request_id)
 
     def _write(self, status, body, keep_alive, content_type, request_id):
-        """Every reply carries a request id and the body's CRC32, as DynamoDB's do."""
+        """Every reply carries a request id and the body's CRC32, as DynamoDB's API replies
+        do; the health check and admin replies share the one format."""
         if self.transport is None:
             return
         closing = not keep_alive or self.closing

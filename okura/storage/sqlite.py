@@ -289,13 +289,13 @@ class _SqliteTransaction:
         where, args = ["tid=?"], [tid]
         if after is not None:
             where.append("(hk, rk) > (?, ?)")
-            args += after
+            args += map(_blob, after)
         if hk_lo is not None:
             where.append("hk >= ?")
-            args.append(hk_lo)
+            args.append(_blob(hk_lo))
         if hk_hi is not None:
             where.append("hk < ?")
-            args.append(hk_hi)
+            args.append(_blob(hk_hi))
         sql = (f"SELECT hk, rk, size, doc FROM items WHERE {' AND '.join(where)}"
                " ORDER BY hk, rk LIMIT ?")
         return self.sql.execute(sql, (*args, limit)).fetchall()
