@@ -35,20 +35,28 @@ def test_units_of_one_iteration_commit_together(tmp_path):
     asyncio.run(scenario())
 
 
-def test_a_failed_unit_rolls_back_alone(tmp_path):
+@pytest.mark.parametrize("failure", ["refused", "unbindable"])
+def test_a_failed_unit_rolls_back_alone(tmp_path, failure):
+    """A unit refused after its write, or whose held write fails as the unit ends (a
+    unit's one write runs only then), leaves the units around it intact."""
     async def scenario():
         engine = SqliteEngine(str(tmp_path))
         await engine.open()
         async with engine.transaction() as unit:
             await unit.put(1, b"kept", b"", 1, b"{}")
-        with pytest.raises(RuntimeError):
+        with pytest.raises((RuntimeError, sqlite3.Error)):
             async with engine.transaction() as unit:
-                await unit.put(1, b"dropped", b"", 1, b"{}")
-                raise RuntimeError("refused")
+                if failure == "refused":
+                    await unit.put(1, b"dropped", b"", 1, b"{}")
+                    raise RuntimeError("refused")
+                await unit.put(1, b"dropped", b"", object(), b"{}")  # fails when it runs
+        async with engine.transaction() as unit:
+            await unit.put(1, b"after", b"", 1, b"{}")
         await asyncio.sleep(0)
         async with engine.reader() as unit:
             assert await unit.get(1, b"kept", b"") == b"{}"
             assert await unit.get(1, b"dropped", b"") is None
+            assert await unit.get(1, b"after", b"") == b"{}"
         await engine.close()
 
     asyncio.run(scenario())
@@ -98,3 +106,51 @@ def test_the_wal_stays_bounded_under_steady_writes(tmp_path, monkeypatch):
     restarts = int.from_bytes(header[12:16], "big")
     assert written > 20 * 2**20  # enough writing for several checkpoint intervals
     assert restarts >= 3, restarts
+
+
+def test_a_unit_whose_one_write_is_one_statement_takes_no_savepoint(tmp_path):
+    """SQLite makes each statement atomic: SAVEPOINT and RELEASE would only cost time."""
+    async def scenario():
+        engine = SqliteEngine(str(tmp_path))
+        await engine.open()
+        seen = []
+        engine.db.set_trace_callback(seen.append)
+        async with engine.transaction() as unit:
+            assert await unit.get(1, b"a", b"") is None
+            await unit.put(1, b"a", b"", 1, b"{}")
+        single = [s.split()[0] for s in seen]
+        seen.clear()
+        async with engine.transaction() as unit:
+            await unit.put(1, b"b", b"", 1, b"{}")
+            await unit.delete(1, b"a", b"")
+        double = [s.split()[0] for s in seen]
+        engine.db.set_trace_callback(None)
+        await engine.close()
+        return single, double
+
+    single, double = asyncio.run(scenario())
+    assert single == ["BEGIN", "SELECT", "INSERT"]
+    assert double == ["SAVEPOINT", "INSERT", "DELETE", "RELEASE"]
+
+
+def test_a_held_write_runs_before_the_statements_that_follow_it(tmp_path):
+    async def scenario():
+        engine = SqliteEngine(str(tmp_path))
+        await engine.open()
+        with pytest.raises(RuntimeError):
+            async with engine.transaction() as unit:
+                await unit.put(1, b"held", b"", 1, b"{}")
+                await unit.put_many([(1, b"m1", b"", 1, b"{}"), (1, b"m2", b"", 1, b"{}")])
+                assert await unit.table_stats(1) == (3, 3)
+                raise RuntimeError("refused")  # all three roll back together
+        async with engine.transaction() as unit:
+            await unit.put(1, b"held", b"", 1, b"{}")
+            assert await unit.get(1, b"held", b"") == b"{}"  # the unit reads its held write
+        await asyncio.sleep(0)
+        async with engine.reader() as unit:
+            stats = await unit.table_stats(1)
+        await engine.close()
+        return stats
+
+    assert asyncio.run(scenario()) == (1, 1)
+
