@@ -177,6 +177,20 @@ async def test_put_many_inserts_and_replaces_each_row(engine):
 
 
 @contract
+async def test_put_many_of_hundreds_of_rows_writes_all_or_none(engine):
+    rows = [(1, b"%04d" % n, b"", 1, b"{}") for n in range(250)]
+    with pytest.raises(Abandon):
+        async with engine.transaction() as unit:
+            await unit.put_many(rows)
+            raise Abandon
+    assert await stats(engine, 1) == (0, 0)
+    async with engine.transaction() as unit:
+        await unit.put_many(rows + [(1, b"0007", b"", 5, b"later")])
+    assert await stats(engine, 1) == (250, 254)
+    assert await read(engine, 1, b"0007") == b"later"
+
+
+@contract
 async def test_put_overwrites(engine):
     await put(engine, 1, b"a", b"", b"old", size=10)
     await put(engine, 1, b"a", b"", b"new", size=3)
