@@ -33,6 +33,12 @@ HALF_PEAK = ("Latency at half of peak throughput (issue 7: p99 under 2 ms)",
              "from each request's send, not its scheduled time (bench/README.md)")
 
 
+SPEED = ("Machine speed during the run",
+         "the ceiling server's GetItem rate over a few seconds, measured before each server's "
+         "runs and at the end: its code never changes, so its rate moves only with the "
+         "machine, and ratios between servers measured at different speeds mislead")
+
+
 @dataclass
 class Report:
     command: str
@@ -45,6 +51,8 @@ class Report:
     results: dict[tuple[str, str], dict[str, Result | None]] = field(default_factory=dict)
     # workload name -> okura server -> its paced run; empty without --half-peak
     half_peak: dict[str, dict[str, HalfPeak]] = field(default_factory=dict)
+    # when (before which server, or at the end) -> the ceiling's GetItem req/s (None: failed)
+    speed: dict[str, float | None] = field(default_factory=dict)
 
     def startup_rows(self) -> Rows:
         rows = [["server", "start → first reply", "idle RSS"]]
@@ -93,8 +101,20 @@ class Report:
                                          f"{result.p50_ms:.2f}", f"{result.p99_ms:.2f}"])
         return rows
 
+    def speed_rows(self) -> Rows:
+        rows = [["measured", "ceiling GetItem req/s", "of the first"]]
+        first = next(iter(self.speed.values()), None)
+        for when, rate in self.speed.items():
+            if rate is None:
+                rows.append([when, "probe failed"])
+            else:
+                rows.append([when, f"{rate:,.0f}", f"{rate / first:.0%}" if first else "–"])
+        return rows
+
     def text(self) -> str:
         parts = ["Start-up and idle memory", _aligned(self.startup_rows())]
+        if self.speed:
+            parts += [f"{SPEED[0]}\n{SPEED[1]}", _aligned(self.speed_rows())]
         for (title, note), results in self.results.items():
             parts += [f"{title} ({note})", _aligned(self.workload_rows(results))]
         if self.half_peak:
@@ -118,6 +138,8 @@ class Report:
             "not pinned (it uses both cores)",
             "## Start-up and idle memory\n" + _markdown(self.startup_rows()),
         ]
+        if self.speed:
+            parts.append(f"## {SPEED[0]}\n{SPEED[1]}.\n\n" + _markdown(self.speed_rows()))
         for (title, note), results in self.results.items():
             parts.append(f"## {title} ({note})\n" + _markdown(self.workload_rows(results)))
         if self.half_peak:

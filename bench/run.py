@@ -29,6 +29,8 @@ from report import HalfPeak, Report
 from servers import BENCH, BY_NAME as SERVERS, CLIENT_CORE, OKURA, SERVER_CORE, WORK, Running, Server, ensure_wrk
 from workloads import BY_NAME as WORKLOADS, DEFAULT, Scale, Workload
 
+SPEED_SECONDS = 3  # each machine-speed probe: 1 s warm-up, then this
+
 
 def measure(running: Running, workload: Workload, settings: Settings, scale: Scale, wrk_binary: str) -> Result | None:
     """One workload on one server: fresh table, preload, warm-up, measured run, table dropped."""
@@ -69,6 +71,22 @@ def at_half_peak(running: Running, workload: Workload, peak: Result | None, sett
     target = peak.requests_per_s / 2
     result = measure(running, workload, dataclasses.replace(settings, rate=target), scale, wrk_binary)
     return HalfPeak(peak=peak, target=target, result=result)
+
+
+def machine_speed(settings: Settings, scale: Scale, wrk_binary: str) -> float | None:
+    """The ceiling server's GetItem req/s over a short run: how fast this shared machine
+    is right now (see report.SPEED)."""
+    try:
+        running = Running(SERVERS["ceiling"])
+    except Exception:  # noqa: BLE001 - a failed probe is reported as such
+        return None
+    try:
+        result = measure(running, WORKLOADS["get_item"],
+                         dataclasses.replace(settings, warmup=1, duration=SPEED_SECONDS, rate=0.0),
+                         scale, wrk_binary)
+        return result.requests_per_s if result is not None and result.valid else None
+    finally:
+        running.stop()
 
 
 def bench_server(server: Server, workloads: list[Workload], settings: Settings, scale: Scale,
@@ -152,6 +170,8 @@ def main() -> None:
     parser.add_argument("--half-peak", action="store_true",
                         help="okura servers also run each workload but Scan paced to half of its peak req/s "
                              "and report p50/p99 at that rate")
+    parser.add_argument("--no-speed", action="store_true",
+                        help="skip the machine-speed probe (the ceiling's GetItem rate before each server)")
     parser.add_argument("--output", type=Path,
                         help="Markdown results (default bench/RESULTS.md; --quick: bench/.work/RESULTS-quick.md)")
     args = parser.parse_args()
@@ -196,7 +216,11 @@ def main() -> None:
         if args.half_peak and workload.script is not None:
             report.half_peak[workload.name] = {}
     for server in servers:
+        if not args.no_speed:
+            report.speed[f"before {server.name}"] = machine_speed(settings, scale, wrk_binary)
         bench_server(server, workloads, settings, scale, wrk_binary, report, args.half_peak)
+    if not args.no_speed:
+        report.speed["at the end"] = machine_speed(settings, scale, wrk_binary)
 
     print("\n" + report.text())
     output.write_text(report.markdown())
