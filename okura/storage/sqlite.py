@@ -184,6 +184,10 @@ class SqliteEngine:
             self._catch_up = True
 
     def _join_group(self) -> None:
+        if self._batch_open and not self.db.in_transaction:
+            # SQLite rolled the whole group back itself (disk full, an I/O error): its
+            # units are lost, so their requests fail now, before a unit runs outside it.
+            self._commit()
         if not self._batch_open:
             self.sql.execute("BEGIN")
             self._batch_open = True
@@ -251,19 +255,24 @@ class _SqliteTransaction:
     inside its unit, which the design rules out.
     """
 
-    __slots__ = ("sql", "engine", "held", "saved")
+    __slots__ = ("sql", "engine", "held", "saved", "open")
 
     def __init__(self, engine: SqliteEngine):
         self.engine = engine
         self.sql = engine.sql
         self.held: tuple | None = None  # (statement, parameters) of the unit's one write
         self.saved = False
+        self.open = False
 
     async def __aenter__(self) -> "_SqliteTransaction":
+        if self.open:  # the units share this object and its one savepoint
+            raise RuntimeError("storage units never nest")
         self.engine._join_group()
+        self.open = True
         return self
 
     async def __aexit__(self, exc_type, exc, tb) -> None:
+        self.open = False
         held, self.held = self.held, None
         if not self.saved:
             if held is not None and exc_type is None:

@@ -154,3 +154,59 @@ def test_a_held_write_runs_before_the_statements_that_follow_it(tmp_path):
 
     assert asyncio.run(scenario()) == (1, 1)
 
+
+
+def test_units_never_nest(tmp_path):
+    """Every unit shares one savepoint: a nested unit would end its outer one's."""
+    async def scenario():
+        engine = SqliteEngine(str(tmp_path))
+        await engine.open()
+        with pytest.raises(RuntimeError, match="never nest"):
+            async with engine.transaction() as unit:
+                await unit.put(1, b"outer", b"", 1, b"{}")
+                async with engine.transaction():
+                    pass
+        async with engine.transaction() as unit:  # the engine still serves units
+            await unit.put(1, b"after", b"", 1, b"{}")
+        await asyncio.sleep(0)
+        async with engine.reader() as unit:
+            found = [await unit.get(1, key, b"") for key in (b"outer", b"after")]
+        await engine.close()
+        return found
+
+    assert asyncio.run(scenario()) == [None, b"{}"]
+
+
+def test_a_group_that_sqlite_rolls_back_fails_its_requests_and_the_next_unit_starts_anew(tmp_path):
+    """On a full disk SQLite rolls back the whole transaction, not the one statement: the
+    group's earlier units are lost and must not be acknowledged, and a later unit must
+    run in a fresh group rather than in autocommit (its reply would then say it failed
+    while its write stayed)."""
+    async def scenario():
+        engine = SqliteEngine(str(tmp_path))
+        await engine.open()
+        async with engine.transaction() as unit:
+            await unit.put(1, b"base", b"", 1, b"{}")
+        await asyncio.sleep(0)
+        pages = engine.db.execute("PRAGMA page_count").fetchone()[0]
+        engine.db.execute(f"PRAGMA max_page_count={pages + 3}")  # a full disk, in effect
+        outcomes = {}
+        async with engine.transaction() as unit:
+            await unit.put(1, b"lost", b"", 1, b"{}")
+        engine.after_commit(lambda error: outcomes.setdefault("lost", error))
+        with pytest.raises(sqlite3.Error):
+            async with engine.transaction() as unit:
+                await unit.put(1, b"too big", b"", 1, bytes(200_000))
+        engine.db.execute("PRAGMA max_page_count=1073741823")
+        async with engine.transaction() as unit:
+            await unit.put(1, b"later", b"", 1, b"{}")
+        engine.after_commit(lambda error: outcomes.setdefault("later", error))
+        await asyncio.sleep(0)
+        await engine.close()
+        return outcomes
+
+    outcomes = asyncio.run(scenario())
+    assert isinstance(outcomes["lost"], sqlite3.Error)
+    assert outcomes["later"] is None
+    with sqlite3.connect(tmp_path / "okura.sqlite3") as other:
+        assert other.execute("SELECT hk FROM items ORDER BY hk").fetchall() == [(b"base",), (b"later",)]
