@@ -6,10 +6,11 @@ BEGIN to COMMIT without another request interleaving. That gives serialisable
 transactions within the one process that owns the file.
 
 Group commit: a unit is a SAVEPOINT (when it needs one: see _SqliteTransaction)
-inside a transaction that stays open until the end of the event-loop iteration, when one COMMIT covers every unit of that
-iteration. Replies wait for that COMMIT (`after_commit`), so no client ever sees
-an acknowledgement, or data, that is not yet committed; the cost of a commit is
-shared by all the requests that arrived together.
+inside a transaction that stays open until the end of the event-loop iteration,
+when one COMMIT covers every unit of that iteration. Replies wait for that COMMIT
+(`after_commit`), so no client ever sees an acknowledgement, or data, that is not
+yet committed; the cost of a commit is shared by all the requests that arrived
+together.
 
 Durability: WAL with synchronous=NORMAL (the default, "process") makes every
 committed transaction survive the death of the okura process (kill -9), since
@@ -251,8 +252,8 @@ class _SqliteTransaction:
     (PutItem, UpdateItem or DeleteItem of a table without index or stream) needs no
     savepoint: that write is held until the unit ends, or until another statement
     follows it and so opens the savepoint first (SAVEPOINT and RELEASE cost 7 % of a
-    PutItem's instructions). Units never nest: nesting would mean a request yielded
-    inside its unit, which the design rules out.
+    PutItem's instructions). Units never nest (entering one inside another raises):
+    nesting would mean a request yielded inside its unit, which the design rules out.
     """
 
     __slots__ = ("sql", "engine", "held", "saved", "open")

@@ -209,4 +209,5 @@ def test_a_group_that_sqlite_rolls_back_fails_its_requests_and_the_next_unit_sta
     assert isinstance(outcomes["lost"], sqlite3.Error)
     assert outcomes["later"] is None
     with sqlite3.connect(tmp_path / "okura.sqlite3") as other:
-        assert other.execute("SELECT hk FROM items ORDER BY hk").fetchall() == [(b"base",), (b"later",)]
+        stored = other.execute("SELECT hk FROM items ORDER BY hk").fetchall()
+    assert stored == [(b"base",), (b"later",)]
