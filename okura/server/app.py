@@ -51,8 +51,8 @@ class App:
                 raise errors.serialization("Start of structure or map found where not expected.")  # unverified
             try:
                 result = await handler(request, body)
-            except CatalogChanged:
-                result = await self._rerun(handler, request, body)
+            except CatalogChanged as changed:
+                result = await self._rerun(handler, request, body, changed)
             return 200, result if type(result) is bytes else orjson.dumps(result)
         except errors.DynamoError as error:
             return error.status, error.body()
@@ -62,16 +62,19 @@ class App:
             error = errors.internal_server_error()
             return error.status, error.body()
 
-    @staticmethod
-    async def _rerun(handler, request, body: dict):
+    async def _rerun(self, handler, request, body: dict, changed: CatalogChanged):
         """Another node changed the table while this request planned its write; nothing
-        was written: run it again on the fresh catalog, a few times at most."""
+        was written: forget the stale document (this node may not have heard of the
+        change yet, and would plan with it again) and run the request on a fresh one, a
+        few times at most."""
         for attempt in range(1, CATALOG_RERUNS):
+            self.db.catalog.invalidate(changed.table.id)
             try:
                 return await handler(request, body)
-            except CatalogChanged:
+            except CatalogChanged as again:
                 if attempt == CATALOG_RERUNS - 1:
                     raise
+                changed = again
 
 
 def make_engine(settings: Settings):

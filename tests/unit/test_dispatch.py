@@ -8,6 +8,7 @@ import logging
 import orjson
 
 from okura.config import Settings
+from okura.core.catalog import CatalogChanged
 from okura.core.database import Database
 from okura.server import app as app_module
 from okura.server.app import App, make_engine
@@ -41,3 +42,38 @@ def test_unexpected_exception_is_internal_server_error(monkeypatch, caplog):
                                   "message": "Internal server error"}
     assert b"secret" not in body
     assert "RID" in caplog.text and "Traceback" in caplog.text and "secret detail" in caplog.text
+
+
+def test_a_request_planned_on_a_stale_table_runs_again_on_a_fresh_one(monkeypatch):
+    """Another node changed the table (CatalogChanged): the rerun must not plan with the
+    same cached document, which this node may not yet know to be stale."""
+    doc = {"TableName": "t", "TableStatus": "ACTIVE",
+           "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+           "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}]}
+    runs = []
+
+    async def planned_on_the_cache(request, body):
+        table = request.app.db.catalog.cached("us-east-1", "t")
+        runs.append(table)
+        if table is stale:
+            raise CatalogChanged(table)
+        return {}
+
+    monkeypatch.setitem(app_module.ROUTES, HEADERS["x-amz-target"], planned_on_the_cache)
+
+    async def scenario():
+        nonlocal stale
+        settings = Settings(memory=True)
+        db = Database(make_engine(settings), settings.account_id)
+        await db.open()
+        app = App(db, settings)
+        try:
+            stale = await db.catalog.create("us-east-1", doc)
+            return await app.dispatch(Request(dict(HEADERS), b"RID", app, None), b"{}")
+        finally:
+            await db.close()
+
+    stale = None
+    status, body = asyncio.run(scenario())
+    assert (status, body) == (200, b"{}")
+    assert runs[0] is stale and runs[1] is not stale
