@@ -34,9 +34,11 @@ HALF_PEAK = ("Latency at half of peak throughput (issue 7: p99 under 2 ms)",
 
 
 SPEED = ("Machine speed during the run",
-         "the ceiling server's GetItem rate over a few seconds, measured before each server's "
-         "runs and at the end: its code never changes, so its rate moves only with the "
-         "machine, and ratios between servers measured at different speeds mislead")
+         "the ceiling server's GetItem rate over a few seconds, measured before each workload "
+         "and at the end: its code never changes, so its rate moves only with the machine. "
+         "Each workload runs against every server in turn, so its ratios compare runs minutes "
+         "apart; a rate that moved between workloads moves okura's numbers against RESULTS "
+         "of other days, not its ratios within a workload")
 
 
 @dataclass

@@ -6,9 +6,10 @@
     python bench/run.py --servers okura-disk,okura-pg,okura-pg-2   # SQLite, PostgreSQL 1 and 2 nodes
     python bench/run.py --servers okura-mem --only get_item,put_item --half-peak   # p99 at half of peak
 
-Each server is started (pinned to core 0), timed to its first served request,
-measured idle, driven through the workloads by a load generator on core 1, and
-stopped. A server that fails a workload is reported INVALID for it; the run goes on.
+Every server is started (pinned to core 0), timed to its first served request and
+measured idle; then each workload runs against every server in turn, driven by a load
+generator on core 1, so one workload's runs are minutes apart. A server that fails a
+workload is reported INVALID for it (one that died is restarted); the run goes on.
 With --half-peak each okura server runs each wrk workload a second time, paced to half
 of the req/s it just reached, for the latency at that load (issue 7).
 """
@@ -89,9 +90,10 @@ def machine_speed(settings: Settings, scale: Scale, wrk_binary: str) -> float | 
         running.stop()
 
 
-def bench_server(server: Server, workloads: list[Workload], settings: Settings, scale: Scale,
-                 wrk_binary: str, report: Report, half_peak: bool) -> None:
-    print(f"== {server.name}", flush=True)
+def start(server: Server, workloads: list[Workload], report: Report) -> Running | None:
+    """Start a server and record its start-up time and idle memory; None (and every
+    workload reported as failed) if it does not start."""
+    print(f"== start {server.name}", flush=True)
     try:
         running = Running(server)
     except Exception as error:  # noqa: BLE001 - install or start failure: report it, go on
@@ -99,36 +101,44 @@ def bench_server(server: Server, workloads: list[Workload], settings: Settings, 
         print(f"  did not start: {error}", flush=True)
         for workload in workloads:
             report.results[_key(workload)][server.name] = Result(problem=f"server did not start: {error}")
-        return
+        return None
     report.startups[server.name] = (running.startup_s, running.idle_rss)
     cores = set().union(*(os.sched_getaffinity(process.pid) for process in running.processes))
     if cores != {SERVER_CORE} and {SERVER_CORE, CLIENT_CORE} <= set(range(os.cpu_count() or 1)):
         print(f"  warning: {server.name} runs on cores {sorted(cores)}, not core {SERVER_CORE}", flush=True)
     print(f"  first reply after {running.startup_s * 1000:.0f} ms, idle RSS {running.idle_rss / 2**20:.1f} MiB",
           flush=True)
-    try:
-        for workload in workloads:
-            print(f"  {workload.name}", flush=True)
-            if not running.alive():
-                problem = f"server died (exit {running.exit_codes()}): {running.log_tail()}"
-                print(f"    {problem}; restarting", flush=True)
-                running.stop()  # removes the dead server's data
-                try:
-                    running = Running(server)
-                except Exception as error:  # noqa: BLE001
-                    report.results[_key(workload)][server.name] = Result(problem=f"{problem}; restart: {error}")
-                    continue
-            result = measure(running, workload, settings, scale, wrk_binary)
-            report.results[_key(workload)][server.name] = result
-            if result is not None:
-                print(f"    {_said(result)}", flush=True)
-            paced = at_half_peak(running, workload, result, settings, scale, wrk_binary) \
-                if half_peak and server.name in OKURA else None
-            if paced is not None:
-                report.half_peak[workload.name][server.name] = paced
-                print(f"    half of peak, {paced.target:,.0f} req/s targeted: {_said(paced.result)}", flush=True)
-    finally:
-        running.stop()
+    return running
+
+
+def bench_workload(workload: Workload, running: dict[str, Running | None], settings: Settings, scale: Scale,
+                   wrk_binary: str, report: Report, half_peak: bool) -> None:
+    """One workload against every started server, one after the other: a workload's ratios
+    then compare runs minutes apart, not a whole run apart (the machine's speed drifts)."""
+    print(f"== {workload.name}", flush=True)
+    for name, server_running in running.items():
+        if server_running is None:
+            continue  # did not start: already reported
+        print(f"  {name}", flush=True)
+        if not server_running.alive():
+            problem = f"server died (exit {server_running.exit_codes()}): {server_running.log_tail()}"
+            print(f"    {problem}; restarting", flush=True)
+            server_running.stop()  # removes the dead server's data
+            try:
+                server_running = running[name] = Running(server_running.server)
+            except Exception as error:  # noqa: BLE001
+                running[name] = None
+                report.results[_key(workload)][name] = Result(problem=f"{problem}; restart: {error}")
+                continue
+        result = measure(server_running, workload, settings, scale, wrk_binary)
+        report.results[_key(workload)][name] = result
+        if result is not None:
+            print(f"    {_said(result)}", flush=True)
+        paced = at_half_peak(server_running, workload, result, settings, scale, wrk_binary) \
+            if half_peak and name in OKURA else None
+        if paced is not None:
+            report.half_peak[workload.name][name] = paced
+            print(f"    half of peak, {paced.target:,.0f} req/s targeted: {_said(paced.result)}", flush=True)
 
 
 def _said(result: Result) -> str:
@@ -171,7 +181,7 @@ def main() -> None:
                         help="okura servers also run each workload but Scan paced to half of its peak req/s "
                              "and report p50/p99 at that rate")
     parser.add_argument("--no-speed", action="store_true",
-                        help="skip the machine-speed probe (the ceiling's GetItem rate before each server)")
+                        help="skip the machine-speed probe (the ceiling's GetItem rate before each workload)")
     parser.add_argument("--output", type=Path,
                         help="Markdown results (default bench/RESULTS.md; --quick: bench/.work/RESULTS-quick.md)")
     args = parser.parse_args()
@@ -215,12 +225,20 @@ def main() -> None:
         report.results[_key(workload)] = {}
         if args.half_peak and workload.script is not None:
             report.half_peak[workload.name] = {}
-    for server in servers:
+    running: dict[str, Running | None] = {}
+    try:
+        for server in servers:  # all up at once; an idle server costs the others nothing
+            running[server.name] = start(server, workloads, report)
+        for workload in workloads:
+            if not args.no_speed:
+                report.speed[f"before {workload.name}"] = machine_speed(settings, scale, wrk_binary)
+            bench_workload(workload, running, settings, scale, wrk_binary, report, args.half_peak)
         if not args.no_speed:
-            report.speed[f"before {server.name}"] = machine_speed(settings, scale, wrk_binary)
-        bench_server(server, workloads, settings, scale, wrk_binary, report, args.half_peak)
-    if not args.no_speed:
-        report.speed["at the end"] = machine_speed(settings, scale, wrk_binary)
+            report.speed["at the end"] = machine_speed(settings, scale, wrk_binary)
+    finally:
+        for server_running in running.values():
+            if server_running is not None:
+                server_running.stop()
 
     print("\n" + report.text())
     output.write_text(report.markdown())
