@@ -3,7 +3,7 @@
     r = Resolver(request.get("ExpressionAttributeNames"), request.get("ExpressionAttributeValues"))
     cond = condition(text, r)            # or update(...), projection(...), key_condition(...)
     r.finish()                           # unused placeholders
-    evaluate(cond, item)
+    evaluate(cond, item, values)         # values: the request's ExpressionAttributeValues
 
 Parsing, and the checks that depend on the text alone, are cached by text
 (bounded LRU); failures are not cached. So is the resolution of names, by text
@@ -18,13 +18,13 @@ from functools import lru_cache
 from okura.errors import DynamoError
 from okura.expressions import checks, messages, parser, resolve
 from okura.expressions.ast import Path, Update, unparse
-from okura.expressions.evaluate import evaluate, get
+from okura.expressions.evaluate import constant, evaluate, get
 from okura.expressions.projection import Projection, project
 from okura.expressions.resolve import Resolver
 from okura.expressions.update import apply_update
 
-__all__ = ["Path", "Projection", "Resolver", "Update", "apply_update", "condition", "evaluate", "get",
-           "key_condition", "project", "projection", "unparse", "update"]
+__all__ = ["Path", "Projection", "Resolver", "Update", "apply_update", "condition", "constant",
+           "evaluate", "get", "key_condition", "project", "projection", "unparse", "update"]
 
 _CACHE_SIZE = 4096
 

@@ -1,10 +1,11 @@
 """The expression AST: small frozen dataclasses shared by every expression kind.
 
 The parser produces trees whose paths may hold `Name` placeholders and whose
-values are `Value` placeholders; resolution (resolve.py) turns them into trees of
-plain attribute names and `Const` attribute values, which the evaluator and the
-update code consume. Legacy request parameters are meant to be translated into
-these same nodes.
+values are `Value` placeholders; resolution (resolve.py) turns the names into plain
+attribute names and checks the values, which stay placeholders: the evaluator and
+the update code read them from the request's ExpressionAttributeValues. Legacy
+request parameters and PartiQL are translated into these same nodes, their values
+as `Const`.
 """
 from __future__ import annotations
 
@@ -100,16 +101,19 @@ class Update:
     """An UpdateExpression: one tuple of actions per clause, in expression order.
 
     sets: (Path, value node); removes: Path; adds/deletes: (Path, Value or Const).
+    `paths`: every path the update writes, in clause then action order.
     """
     sets: tuple = ()
     removes: tuple = ()
     adds: tuple = ()
     deletes: tuple = ()
+    paths: tuple = field(init=False, repr=False, compare=False)
 
-    def paths(self) -> list[Path]:
-        """Every path the update writes, in clause then action order."""
-        return ([p for p, _ in self.sets] + list(self.removes)
-                + [p for p, _ in self.adds] + [p for p, _ in self.deletes])
+    def __post_init__(self):
+        # once per tree: a resolved tree is cached and serves many requests
+        object.__setattr__(self, "paths", (
+            *(p for p, _ in self.sets), *self.removes, *(p for p, _ in self.adds),
+            *(p for p, _ in self.deletes)))
 
 
 def unparse(node) -> str:

@@ -1,5 +1,10 @@
 """The condition evaluator: a resolved condition tree over a wire-form item.
 
+`values` are the request's ExpressionAttributeValues: resolution checks them but leaves
+their placeholders in the tree (a cached tree then serves every request as it is), so
+the evaluator reads a `Value` there; trees without placeholders (legacy parameters,
+PartiQL) need none.
+
 A missing attribute makes every comparison false except `<>`, which is true
 (the attribute is not equal to the value); functions over a missing attribute
 are false, size() of one has no value.
@@ -8,7 +13,7 @@ from __future__ import annotations
 
 from base64 import b64decode
 
-from okura.expressions.ast import And, Between, Call, Compare, Const, In, Not, Or, Path
+from okura.expressions.ast import And, Between, Call, Compare, Const, In, Not, Or, Path, Value
 from okura.values.ordering import compare, equal
 from okura.values.sizes import utf8_size
 from okura.values.validation import binary_length
@@ -31,12 +36,23 @@ def get(item: dict | None, elements: tuple) -> dict | None:
     return value
 
 
-def operand(node, item: dict | None) -> dict | None:
+def constant(node, values: dict | None) -> dict | None:
+    """The attribute value a constant node stands for (a Const's own, a placeholder's from
+    the request); None for any other node."""
+    t = type(node)
+    if t is Value:
+        return values[node.placeholder]
+    if t is Const:
+        return node.value
+    return None
+
+
+def operand(node, item: dict | None, values: dict | None) -> dict | None:
     t = type(node)
     if t is Path:
         return get(item, node.elements)
-    if t is Const:
-        return node.value
+    if t is not Call:
+        return constant(node, values)
     # the only function a condition may use as an operand is size()
     value = get(item, node.args[0].elements)
     if value is None:
@@ -69,12 +85,12 @@ def _order(a: dict, b: dict) -> int | None:
         return None
 
 
-def evaluate(node, item: dict | None) -> bool:
-    return _EVALUATORS[type(node)](node, item)
+def evaluate(node, item: dict | None, values: dict | None = None) -> bool:
+    return _EVALUATORS[type(node)](node, item, values)
 
 
-def _compare(node: Compare, item) -> bool:
-    a, b = operand(node.left, item), operand(node.right, item)
+def _compare(node: Compare, item, values) -> bool:
+    a, b = operand(node.left, item, values), operand(node.right, item, values)
     op = node.op
     if a is None or b is None:
         return op == "<>"
@@ -94,33 +110,33 @@ def _compare(node: Compare, item) -> bool:
     return order >= 0
 
 
-def _between(node: Between, item) -> bool:
-    value = operand(node.operand, item)
-    low, high = operand(node.low, item), operand(node.high, item)
+def _between(node: Between, item, values) -> bool:
+    value = operand(node.operand, item, values)
+    low, high = operand(node.low, item, values), operand(node.high, item, values)
     if value is None or low is None or high is None:
         return False
     above, below = _order(value, low), _order(value, high)
     return above is not None and below is not None and above >= 0 and below <= 0
 
 
-def _in(node: In, item) -> bool:
-    value = operand(node.operand, item)
+def _in(node: In, item, values) -> bool:
+    value = operand(node.operand, item, values)
     if value is None:
         return False
     for choice in node.choices:
-        other = operand(choice, item)
+        other = operand(choice, item, values)
         if other is not None and equal(value, other):
             return True
     return False
 
 
-def _call(node: Call, item) -> bool:
+def _call(node: Call, item, values) -> bool:
     name, args = node.name, node.args
     if name == "attribute_exists":
         return get(item, args[0].elements) is not None
     if name == "attribute_not_exists":
         return get(item, args[0].elements) is None
-    first, second = operand(args[0], item), operand(args[1], item)
+    first, second = operand(args[0], item, values), operand(args[1], item, values)
     if first is None or second is None:
         return False
     if name == "attribute_type":
@@ -161,7 +177,9 @@ _EVALUATORS = {
     Between: _between,
     In: _in,
     Call: _call,
-    And: lambda node, item: evaluate(node.left, item) and evaluate(node.right, item),
-    Or: lambda node, item: evaluate(node.left, item) or evaluate(node.right, item),
-    Not: lambda node, item: not evaluate(node.operand, item),
+    And: lambda node, item, values: (evaluate(node.left, item, values)
+                                     and evaluate(node.right, item, values)),
+    Or: lambda node, item, values: (evaluate(node.left, item, values)
+                                    or evaluate(node.right, item, values)),
+    Not: lambda node, item, values: not evaluate(node.operand, item, values),
 }

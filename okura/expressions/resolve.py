@@ -1,9 +1,11 @@
 """Resolution: a parsed tree plus one request's ExpressionAttributeNames/Values.
 
-Replaces `#name` placeholders by attribute names and `:value` placeholders by
-Const values, reports undefined placeholders, then applies the rules that depend
-on what the placeholders stand for (operand types of constants, BETWEEN bounds,
-overlapping paths). A Resolver serves every expression of one request and, at
+Replaces `#name` placeholders by attribute names, reports undefined placeholders,
+then applies the rules that depend on what the placeholders stand for (operand
+types of constants, BETWEEN bounds, overlapping paths). `:value` placeholders are
+checked but stay in the tree: the evaluator reads them from the request's values,
+so a tree whose names are resolved serves every request unchanged, and a request
+builds no nodes. A Resolver serves every expression of one request and, at
 `finish()`, reports the placeholders none of them used.
 """
 from __future__ import annotations
@@ -13,12 +15,14 @@ import re
 from okura.expressions import messages
 from okura.expressions.ast import (And, Arith, Between, Call, Compare, Const, In, Name, Not, Or,
                                    Path, Update, Value)
+from okura.expressions.evaluate import constant
 from okura.values.ordering import compare
 
 _NAME_KEY = re.compile(r"#[A-Za-z0-9_]+")
 _VALUE_KEY = re.compile(r":[A-Za-z0-9_]+")
 _TYPE_NAMES = frozenset({"S", "SS", "N", "NS", "B", "BS", "BOOL", "NULL", "L", "M"})
 _SETS = frozenset({"SS", "NS", "BS"})
+_ADDABLE = _SETS | {"N"}
 
 
 class Resolver:
@@ -88,8 +92,9 @@ def _check_keys(mapping: dict, parameter: str, pattern: re.Pattern) -> None:
 
 
 class _Resolution:
-    """One pass over a tree: `names` resolves the paths' placeholders, `values` the
-    values' (a tree whose names were resolved before takes the second pass alone)."""
+    """One pass over a tree: `names` resolves the paths' placeholders, `values` checks the
+    values' (a tree whose names were resolved before takes the second pass alone, and
+    comes back as it is). A node is rebuilt only where a name in it was resolved."""
     __slots__ = ("resolver", "param", "names", "values")
 
     def __init__(self, resolver: Resolver, param: str, names: bool = True, values: bool = True):
@@ -110,57 +115,71 @@ class _Resolution:
         name = self.resolver.name
         return Path(tuple(name(e.placeholder, self.param) if type(e) is Name else e for e in elements))
 
+    def constant(self, node) -> dict | None:
+        """The value a constant node stands for, once checked; None for other nodes (and
+        for placeholders in a pass that leaves values alone)."""
+        if type(node) is Value and not self.values:
+            return None
+        return constant(node, self.resolver.values)
+
     def node(self, node):
         t = type(node)
         if t is Path:
             return self.path(node)
         if t is Value:
-            return Const(self.resolver.value(node.placeholder, self.param)) if self.values else node
+            if self.values:
+                self.resolver.value(node.placeholder, self.param)
+            return node
         if t is Compare:
             left, right = self.node(node.left), self.node(node.right)
             self.distinct(node.op, left, (right,))
-            return Compare(node.op, left, right)
+            return node if left is node.left and right is node.right else Compare(node.op, left, right)
         if t is And or t is Or:
-            return t(self.node(node.left), self.node(node.right))
+            left, right = self.node(node.left), self.node(node.right)
+            return node if left is node.left and right is node.right else t(left, right)
         if t is Not:
-            return Not(self.node(node.operand))
+            operand = self.node(node.operand)
+            return node if operand is node.operand else Not(operand)
         if t is Between:
             return self.between(node)
         if t is In:
             operand = self.node(node.operand)
-            choices = tuple(map(self.node, node.choices))
+            choices = _same(tuple(map(self.node, node.choices)), node.choices)
             self.distinct("IN", operand, choices)
-            return In(operand, choices)
+            return node if operand is node.operand and choices is node.choices else In(operand, choices)
         if t is Call:
             return self.call(node)
         if t is Arith:
             left, right = self.node(node.left), self.node(node.right)
             self.operand_type(node.op, left, ("N",))
             self.operand_type(node.op, right, ("N",))
-            return Arith(node.op, left, right)
-        return node  # already resolved (Const)
+            return node if left is node.left and right is node.right else Arith(node.op, left, right)
+        return node  # a Const
 
     def between(self, node: Between) -> Between:
         operand, low, high = self.node(node.operand), self.node(node.low), self.node(node.high)
         self.distinct("BETWEEN", operand, (low, high))
-        if type(low) is Const and type(high) is Const:
+        low_value, high_value = self.constant(low), self.constant(high)
+        if low_value is not None and high_value is not None:
             try:
-                order = compare(low.value, high.value)
+                order = compare(low_value, high_value)
             except TypeError:
-                raise messages.between_types(self.param, low.value, high.value) from None
+                raise messages.between_types(self.param, low_value, high_value) from None
             if order > 0:
-                raise messages.between_bounds(self.param, low.value, high.value)
+                raise messages.between_bounds(self.param, low_value, high_value)
+        if operand is node.operand and low is node.low and high is node.high:
+            return node
         return Between(operand, low, high)
 
     def call(self, node: Call) -> Call:
         name = node.name
-        args = tuple(map(self.node, node.args))
+        args = _same(tuple(map(self.node, node.args)), node.args)
         if name == "attribute_type":
-            kind = args[1]
-            if type(kind) is Const:
-                self.operand_type(name, kind, ("S",))
-                if kind.value["S"] not in _TYPE_NAMES:
-                    raise messages.attribute_type_name(self.param, kind.value["S"])
+            kind = self.constant(args[1])
+            if kind is not None:
+                self.operand_type(name, args[1], ("S",))
+                if kind["S"] not in _TYPE_NAMES:
+                    raise messages.attribute_type_name(self.param, kind["S"])
         elif name == "begins_with":
             for arg in args:
                 self.operand_type(name, arg, ("S", "B"))
@@ -170,17 +189,34 @@ class _Resolution:
         elif name == "list_append":
             for arg in args:
                 self.operand_type(name, arg, ("L",))
-        return Call(name, args)
+        return node if args is node.args else Call(name, args)
 
     def operand_type(self, operator: str, node, allowed: tuple) -> None:
-        if type(node) is Const:
-            kind = next(iter(node.value))
+        value = self.constant(node)
+        if value is not None:
+            kind = next(iter(value))
             if kind not in allowed:
                 raise messages.operand_type(self.param, operator, kind)
+
+    def action_operands(self, action: str, actions: tuple, allowed) -> None:
+        """ADD and DELETE take sets (ADD also numbers) as their values."""
+        if self.values:
+            for _, value in actions:
+                kind = next(iter(self.constant(value)))
+                if kind not in allowed:
+                    raise messages.action_operand_type(action, kind)
 
     def distinct(self, operator: str, first, rest: tuple) -> None:
         if type(first) is Path and first in rest:
             raise messages.not_distinct(self.param, operator, str(first))
+
+
+def _same(resolved: tuple, original: tuple) -> tuple:
+    """The original tuple when resolution changed none of its nodes."""
+    for a, b in zip(resolved, original):
+        if a is not b:
+            return resolved
+    return original
 
 
 def condition(node, resolver: Resolver, param: str, names: bool = True, values: bool = True):
@@ -188,29 +224,30 @@ def condition(node, resolver: Resolver, param: str, names: bool = True, values: 
 
 
 def update(upd: Update, resolver: Resolver, names: bool = True, values: bool = True) -> Update:
-    """With `names`, the written paths are also checked for overlaps (they are final)."""
+    """With `names`, the written paths are also checked for overlaps (they are final);
+    without, the update comes back as it is, its values checked."""
     r = _Resolution(resolver, "UpdateExpression", names, values)
     sets = _actions(r, upd.sets)
     removes = tuple(map(r.path, upd.removes)) if names else upd.removes
     adds = _actions(r, upd.adds)
-    for _, value in adds if values else ():
-        kind = next(iter(value.value))
-        if kind != "N" and kind not in _SETS:
-            raise messages.action_operand_type("ADD", kind)
+    r.action_operands("ADD", adds, _ADDABLE)
     deletes = _actions(r, upd.deletes)
-    for _, value in deletes if values else ():
-        kind = next(iter(value.value))
-        if kind not in _SETS:
-            raise messages.action_operand_type("DELETE", kind)
+    r.action_operands("DELETE", deletes, _SETS)
+    if not names:
+        return upd
     resolved = Update(sets, removes, adds, deletes)
-    if names:
-        check_overlaps(resolved.paths(), "UpdateExpression")
+    check_overlaps(resolved.paths, "UpdateExpression")
     return resolved
 
 
 def _actions(r: _Resolution, actions: tuple) -> tuple:
-    """A clause's (path, value) actions resolved (an empty clause builds nothing)."""
-    return tuple((r.path(path), r.node(value)) for path, value in actions) if actions else ()
+    """A clause's (path, value) actions resolved: as they are when their names were
+    resolved before (the values are checked, never replaced)."""
+    if not r.names:
+        for _, value in actions:
+            r.node(value)
+        return actions
+    return tuple((r.path(path), r.node(value)) for path, value in actions)
 
 
 def projection(paths: tuple, resolver: Resolver) -> tuple:

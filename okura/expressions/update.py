@@ -1,5 +1,8 @@
 """Applying a resolved UpdateExpression to an item, without touching the input.
 
+`values` are the request's ExpressionAttributeValues, which the tree's `Value`
+placeholders stand for (see evaluate.py).
+
 Every SET value is computed from the item as it was before the update; then SET,
 REMOVE, ADD and DELETE write into a copy. Containers on the way to a written
 path are copied once (copy-on-write), so an update costs what it touches.
@@ -10,24 +13,25 @@ from __future__ import annotations
 
 from okura.values import numbers
 from okura.expressions import messages
-from okura.expressions.ast import Arith, Call, Const, Path, Update
-from okura.expressions.evaluate import get
+from okura.expressions.ast import Arith, Call, Const, Path, Update, Value
+from okura.expressions.evaluate import constant, get
 
 
-def apply_update(upd: Update, item: dict) -> tuple[dict, list[Path]]:
+def apply_update(upd: Update, item: dict,
+                 values: dict | None = None) -> tuple[dict, tuple[Path, ...]]:
     """The updated item and the paths the update wrote (for ReturnValues UPDATED_*)."""
     writer = _Writer(item)
     if upd.sets:
-        values = [_value(value, item) for _, value in upd.sets]
-        for path, value in _in_order(zip((p for p, _ in upd.sets), values), _ascending):
+        new = [_value(value, item, values) for _, value in upd.sets]
+        for path, value in _in_order(zip((p for p, _ in upd.sets), new), _ascending):
             writer.set(path.elements, value)
     for path in _in_order(upd.removes, _descending):
         writer.remove(path.elements)
-    for path, const in upd.adds:
-        writer.add(path.elements, const.value)
-    for path, const in upd.deletes:
-        writer.delete(path.elements, const.value)
-    return writer.item, upd.paths()
+    for path, value in upd.adds:
+        writer.add(path.elements, constant(value, values))
+    for path, value in upd.deletes:
+        writer.delete(path.elements, constant(value, values))
+    return writer.item, upd.paths
 
 
 def _in_order(actions, key):
@@ -44,30 +48,32 @@ def _descending(path: Path) -> tuple:
     return tuple((1, -e) if type(e) is int else (0, e) for e in path.elements)
 
 
-def _value(node, item: dict) -> dict:
+def _value(node, item: dict, values: dict | None) -> dict:
     """A SET action's value, computed against the item before the update."""
     t = type(node)
-    if t is Const:
-        return node.value
+    if t is Value:
+        return values[node.placeholder]
     if t is Path:
         value = get(item, node.elements)
         if value is None:
             raise messages.missing_attribute()
         return value
     if t is Arith:
-        left, right = _value(node.left, item), _value(node.right, item)
+        left, right = _value(node.left, item, values), _value(node.right, item, values)
         if "N" not in left or "N" not in right:
             raise messages.wrong_data_type()
         combine = numbers.add if node.op == "+" else numbers.subtract
         return {"N": combine(left["N"], right["N"])}
     if t is Call and node.name == "if_not_exists":
         current = get(item, node.args[0].elements)
-        return current if current is not None else _value(node.args[1], item)
+        return current if current is not None else _value(node.args[1], item, values)
     if t is Call and node.name == "list_append":
-        first, second = _value(node.args[0], item), _value(node.args[1], item)
+        first, second = _value(node.args[0], item, values), _value(node.args[1], item, values)
         if "L" not in first or "L" not in second:
             raise messages.wrong_data_type()
         return {"L": first["L"] + second["L"]}
+    if t is Const:
+        return node.value
     raise TypeError(f"not an update value: {node!r}")
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from okura import errors
-from okura.expressions.ast import And, Between, Call, Compare, Const, In, Not, Or, Path
+from okura.expressions import constant
+from okura.expressions.ast import And, Between, Call, Compare, Const, In, Not, Or, Path, Value
 
 _FLIPPED = {"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
@@ -31,12 +32,14 @@ def not_supported() -> errors.DynamoError:
     return errors.validation("Query key condition not supported")  # unverified
 
 
-def plan(condition, hash_keys: list[tuple[str, str]],
-         range_keys: list[tuple[str, str]]) -> KeyPlan:
-    """The partition and sort-key range a key condition selects, after its checks."""
+def plan(condition, hash_keys: list[tuple[str, str]], range_keys: list[tuple[str, str]],
+         values: dict | None) -> KeyPlan:
+    """The partition and sort-key range a key condition selects, after its checks
+    (`values`: what its placeholders stand for)."""
     found: dict[str, tuple[str, tuple]] = {}
     for part in _conjuncts(condition):
-        name, op, operands = _simple(part)
+        name, op, placeholders = _simple(part)
+        operands = tuple(constant(node, values) for node in placeholders)
         if name in found:
             raise errors.validation("KeyConditionExpressions must only contain one condition per key")
         found[name] = (op, operands)
@@ -77,7 +80,7 @@ def _conjuncts(node):
 
 
 def _simple(node) -> tuple[str, str, tuple]:
-    """(attribute name, operator, operand values) of one condition of the AND."""
+    """(attribute name, operator, operand nodes: Value or Const) of one condition of the AND."""
     t = type(node)
     if t is Or:
         raise invalid_operator("OR")
@@ -107,7 +110,7 @@ def _attribute(node) -> str:
     return node.elements[0]
 
 
-def _constant(node) -> dict:
-    if type(node) is not Const:
+def _constant(node):
+    if type(node) is not Value and type(node) is not Const:
         raise not_supported()  # unverified
-    return node.value
+    return node

@@ -52,13 +52,14 @@ def compile_expressions(body: dict, names: expressions.Resolver, legacy_filter: 
 class Reading:
     """A Query or Scan compiled against its table: where it reads, what it returns."""
 
-    __slots__ = ("source", "select", "filter", "projection", "fetch", "consistent", "mode",
-                 "limit")
+    __slots__ = ("source", "select", "filter", "values", "projection", "fetch", "consistent",
+                 "mode", "limit")
 
     def __init__(self, table: Table, body: dict, select: str | None, filter_, projection):
         self.source = _source(table, body)
         self.consistent = bool(body.get("ConsistentRead"))
         self.filter = filter_
+        self.values = body.get("ExpressionAttributeValues")  # what the filter's placeholders stand for
         self.projection = projection
         self.mode = body.get("ReturnConsumedCapacity")
         self.limit = body.get("Limit")
@@ -121,8 +122,8 @@ class Reading:
         if self.fetch:
             items, fetched_units = await self._from_table(unit, items)
         if self.filter is not None:
-            evaluate = expressions.evaluate
-            items = [item for item in items if evaluate(self.filter, item)]
+            evaluate, values = expressions.evaluate, self.values
+            items = [item for item in items if evaluate(self.filter, item, values)]
         out: dict = {}
         if self.select != COUNT:
             if self.projection is not None:

@@ -30,7 +30,8 @@ async def handle(request, body: dict):
     table = await active_table(request, table_name(body["TableName"]))
     reading = Reading(table, body, select, filter_, projection)
     source = reading.source
-    plan = key_condition.plan(condition, source.hash_keys, source.range_keys)
+    plan = key_condition.plan(condition, source.hash_keys, source.range_keys,
+                              body.get("ExpressionAttributeValues"))
     if filter_ is not None:
         _check_filter(filter_, source.hash_keys + source.range_keys,
                       "Filter Expression" if body.get("QueryFilter") is None else "QueryFilter")

@@ -126,7 +126,7 @@ def check_key(table: Table, key: dict) -> None:
 
 def check_key_untouched(table: Table, update) -> None:
     """An update may not write a key attribute."""
-    for path in update.paths():
+    for path in update.paths:
         name = path.elements[0]
         if name in table.key_names:
             raise errors.validation(
@@ -136,7 +136,8 @@ def check_key_untouched(table: Table, update) -> None:
 
 def condition_check(condition, body: dict, old: dict | None) -> None:
     """Raise ConditionalCheckFailedException when the condition is false for `old`."""
-    if condition is not None and not expressions.evaluate(condition, old):
+    if condition is not None and not expressions.evaluate(
+            condition, old, body.get("ExpressionAttributeValues")):
         raise errors.conditional_check_failed(
             old if old is not None and body.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD"
             else None)

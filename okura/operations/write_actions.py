@@ -64,7 +64,8 @@ def update(table: Table, key: dict, upd: expressions.Update | None, condition, b
             return dict(key) if old is None else items.UNCHANGED
         if old is None and body.get("AttributeUpdates") and not (upd.sets or upd.adds):
             return items.UNCHANGED
-        new, paths = expressions.apply_update(upd, dict(key) if old is None else old)
+        new, paths = expressions.apply_update(upd, dict(key) if old is None else old,
+                                              body.get("ExpressionAttributeValues"))
         if changed is not None:
             changed.extend(paths)
         return new

@@ -100,7 +100,7 @@ MULTI_VALUES = {":a": {"S": "1"}, ":b": {"N": "2"}, ":x": {"S": "3"}, ":y": {"N"
 def multi_plan(text: str):
     used = {k: v for k, v in MULTI_VALUES.items() if k in text}
     return key_condition.plan(expressions.key_condition(text, expressions.Resolver(None, used)),
-                              MULTI_HASH, MULTI_RANGE)
+                              MULTI_HASH, MULTI_RANGE, used)
 
 
 def test_multi_attribute_plan():

@@ -33,7 +33,7 @@ VALUES = {
 
 def check(text, item=ITEM):
     values = {k: v for k, v in VALUES.items() if k in text}
-    return evaluate(condition(text, Resolver(None, values or None)), item)
+    return evaluate(condition(text, Resolver(None, values or None)), item, values)
 
 
 @pytest.mark.parametrize("text, expected", [

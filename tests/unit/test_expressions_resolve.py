@@ -3,7 +3,7 @@ import pytest
 
 from okura.errors import DynamoError
 from okura.expressions import Resolver, condition, projection, update
-from okura.expressions.ast import Compare, Const, Path
+from okura.expressions.ast import Compare, Path, Value
 
 N1 = {"N": "1"}
 
@@ -15,10 +15,24 @@ def message(call):
     return caught.value.message
 
 
-def test_names_and_values_are_substituted():
+def test_names_are_substituted_and_values_stay_placeholders():
     r = Resolver({"#n": "name", "#x": "x.y"}, {":v": N1})
-    assert condition("#n.#x[2] = :v", r) == Compare("=", Path(("name", "x.y", 2)), Const(N1))
+    assert condition("#n.#x[2] = :v", r) == Compare("=", Path(("name", "x.y", 2)), Value(":v"))
     r.finish()
+
+
+def test_a_request_reuses_the_cached_tree_and_builds_nothing():
+    """Once its names are resolved, one tree serves every request with those names:
+    the request's values are checked, not substituted (the evaluator reads them)."""
+    text = "#n = :v AND size(b) BETWEEN :lo AND :hi"
+    values = {":v": N1, ":lo": N1, ":hi": {"N": "2"}}
+    first = condition(text, Resolver({"#n": "name"}, values))
+    again = condition(text, Resolver({"#n": "name"}, {**values, ":v": {"S": "other"}}))
+    assert again is first
+    upd = update("SET #n = :v ADD c :one", Resolver({"#n": "name"}, {":v": N1, ":one": N1}))
+    assert update("SET #n = :v ADD c :one",
+                  Resolver({"#n": "name"}, {":v": {"S": "x"}, ":one": N1})) is upd
+    assert upd.paths == (Path(("name",)), Path(("c",)))
 
 
 def test_undefined_name_and_value():

@@ -13,7 +13,7 @@ from okura.values import numbers
 
 def run(text, item, values=None, names=None):
     frozen = copy.deepcopy(item)
-    new, paths = apply_update(update(text, Resolver(names, values)), item)
+    new, paths = apply_update(update(text, Resolver(names, values)), item, values)
     assert item == frozen, "the input item must not change"
     return new, paths
 
@@ -28,7 +28,7 @@ def failure(text, item, values=None):
 def test_set_top_level_and_returned_paths():
     new, paths = run("SET a = :v, b = :w REMOVE c", {"c": {"S": "x"}}, {":v": {"N": "1"}, ":w": {"S": "y"}})
     assert new == {"a": {"N": "1"}, "b": {"S": "y"}}
-    assert paths == [Path(("a",)), Path(("b",)), Path(("c",))]
+    assert paths == (Path(("a",)), Path(("b",)), Path(("c",)))
 
 
 def test_set_arithmetic_is_exact():
