@@ -247,16 +247,20 @@ def test_index_created_through_one_node_while_the_other_writes_ends_complete(nod
         a.put_item(TableName=name, Item={"pk": {"S": f"i{i}"}, "g": {"S": f"g{i % 7}"}})
     stop = threading.Event()
     written: list[int] = []
+    failures: list[Exception] = []
 
     def write_through_b():
         ddb = nodes[1].client()
         i = 0
-        while not stop.is_set():
-            # New items, and old ones moved to another index key.
-            ddb.put_item(TableName=name, Item={"pk": {"S": f"i{i % 900}"},
-                                               "g": {"S": f"h{i % 5}"}})
-            written.append(i)
-            i += 1
+        try:
+            while not stop.is_set():
+                # New items, and old ones moved to another index key.
+                ddb.put_item(TableName=name, Item={"pk": {"S": f"i{i % 900}"},
+                                                   "g": {"S": f"h{i % 5}"}})
+                written.append(i)
+                i += 1
+        except Exception as failure:  # noqa: BLE001 - a write refused during the backfill fails the test
+            failures.append(failure)
 
     thread = threading.Thread(target=write_through_b)
     thread.start()
@@ -277,6 +281,7 @@ def test_index_created_through_one_node_while_the_other_writes_ends_complete(nod
     finally:
         stop.set()
         thread.join(30)
+    assert failures == []
     assert len(written) > 0
 
     def everything(ddb, **index) -> dict:
