@@ -37,8 +37,8 @@ SPEED = ("Machine speed during the run",
          "the ceiling server's GetItem rate over a few seconds, measured before each workload "
          "and at the end: its code never changes, so its rate moves only with the machine. "
          "Each workload runs against every server in turn, so its ratios compare runs minutes "
-         "apart; a rate that moved between workloads moves okura's numbers against RESULTS "
-         "of other days, not its ratios within a workload")
+         "apart; a rate that moved between workloads moves okura's numbers against other "
+         "days' results more than its ratios within a workload")
 
 
 @dataclass

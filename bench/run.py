@@ -6,10 +6,10 @@
     python bench/run.py --servers okura-disk,okura-pg,okura-pg-2   # SQLite, PostgreSQL 1 and 2 nodes
     python bench/run.py --servers okura-mem --only get_item,put_item --half-peak   # p99 at half of peak
 
-Every server is started (pinned to core 0), timed to its first served request and
-measured idle; then each workload runs against every server in turn, driven by a load
-generator on core 1, so one workload's runs are minutes apart. A server that fails a
-workload is reported INVALID for it (one that died is restarted); the run goes on.
+Each workload runs against every server in turn, so its runs are minutes apart: each
+server is started for it (pinned to core 0; its first start is timed to the first served
+request and measured idle), driven by a load generator on core 1, and stopped. A server
+that fails a workload is reported INVALID for it; the run goes on.
 With --half-peak each okura server runs each wrk workload a second time, paced to half
 of the req/s it just reached, for the latency at that load (issue 7).
 """
@@ -90,55 +90,59 @@ def machine_speed(settings: Settings, scale: Scale, wrk_binary: str) -> float | 
         running.stop()
 
 
-def start(server: Server, workloads: list[Workload], report: Report) -> Running | None:
-    """Start a server and record its start-up time and idle memory; None (and every
-    workload reported as failed) if it does not start."""
-    print(f"== start {server.name}", flush=True)
+def start(server: Server, report: Report) -> Running | None:
+    """Start a server; its first start records its start-up time and idle memory. None
+    (and the reason, in the report) if it does not start."""
     try:
         running = Running(server)
     except Exception as error:  # noqa: BLE001 - install or start failure: report it, go on
-        report.startups[server.name] = f"{type(error).__name__}: {error}"
-        print(f"  did not start: {error}", flush=True)
-        for workload in workloads:
-            report.results[_key(workload)][server.name] = Result(problem=f"server did not start: {error}")
+        print(f"    did not start: {error}", flush=True)
+        report.startups.setdefault(server.name, f"{type(error).__name__}: {error}")
         return None
-    report.startups[server.name] = (running.startup_s, running.idle_rss)
+    if server.name not in report.startups:
+        report.startups[server.name] = (running.startup_s, running.idle_rss)
+        print(f"    first reply after {running.startup_s * 1000:.0f} ms, "
+              f"idle RSS {running.idle_rss / 2**20:.1f} MiB", flush=True)
     cores = set().union(*(os.sched_getaffinity(process.pid) for process in running.processes))
     if cores != {SERVER_CORE} and {SERVER_CORE, CLIENT_CORE} <= set(range(os.cpu_count() or 1)):
-        print(f"  warning: {server.name} runs on cores {sorted(cores)}, not core {SERVER_CORE}", flush=True)
-    print(f"  first reply after {running.startup_s * 1000:.0f} ms, idle RSS {running.idle_rss / 2**20:.1f} MiB",
-          flush=True)
+        print(f"    warning: {server.name} runs on cores {sorted(cores)}, not core {SERVER_CORE}",
+              flush=True)
     return running
 
 
-def bench_workload(workload: Workload, running: dict[str, Running | None], settings: Settings, scale: Scale,
+def bench_workload(workload: Workload, servers: list[Server], settings: Settings, scale: Scale,
                    wrk_binary: str, report: Report, half_peak: bool) -> None:
-    """One workload against every started server, one after the other: a workload's ratios
-    then compare runs minutes apart, not a whole run apart (the machine's speed drifts)."""
+    """One workload against every server in turn, each freshly started and stopped after
+    (and the disk's dirty pages flushed): a workload's ratios then compare runs minutes
+    apart, not a whole run apart (the machine's speed drifts), and no server's leftover
+    work (a compaction, a writeback, a deleted table) falls on another's run."""
     print(f"== {workload.name}", flush=True)
-    for name, server_running in running.items():
-        if server_running is None:
-            continue  # did not start: already reported
-        print(f"  {name}", flush=True)
-        if not server_running.alive():
-            problem = f"server died (exit {server_running.exit_codes()}): {server_running.log_tail()}"
-            print(f"    {problem}; restarting", flush=True)
-            server_running.stop()  # removes the dead server's data
-            try:
-                server_running = running[name] = Running(server_running.server)
-            except Exception as error:  # noqa: BLE001
-                running[name] = None
-                report.results[_key(workload)][name] = Result(problem=f"{problem}; restart: {error}")
-                continue
-        result = measure(server_running, workload, settings, scale, wrk_binary)
-        report.results[_key(workload)][name] = result
-        if result is not None:
-            print(f"    {_said(result)}", flush=True)
-        paced = at_half_peak(server_running, workload, result, settings, scale, wrk_binary) \
-            if half_peak and name in OKURA else None
-        if paced is not None:
-            report.half_peak[workload.name][name] = paced
-            print(f"    half of peak, {paced.target:,.0f} req/s targeted: {_said(paced.result)}", flush=True)
+    for server in servers:
+        if server.fixed_reply and workload.script is None:
+            continue  # a fixed reply has no LastEvaluatedKey to follow (see measure)
+        print(f"  {server.name}", flush=True)
+        running = start(server, report)
+        if running is None:
+            report.results[_key(workload)][server.name] = Result(
+                problem=f"server did not start: {report.startups[server.name]}")
+            continue
+        try:
+            result = measure(running, workload, settings, scale, wrk_binary)
+            if result is not None and not running.alive():
+                result = Result(problem=f"server died (exit {running.exit_codes()}): "
+                                        f"{running.log_tail()}")
+            report.results[_key(workload)][server.name] = result
+            if result is not None:
+                print(f"    {_said(result)}", flush=True)
+            paced = at_half_peak(running, workload, result, settings, scale, wrk_binary) \
+                if half_peak and server.name in OKURA else None
+            if paced is not None:
+                report.half_peak[workload.name][server.name] = paced
+                print(f"    half of peak, {paced.target:,.0f} req/s targeted: {_said(paced.result)}",
+                      flush=True)
+        finally:
+            running.stop()
+            os.sync()
 
 
 def _said(result: Result) -> str:
@@ -225,20 +229,12 @@ def main() -> None:
         report.results[_key(workload)] = {}
         if args.half_peak and workload.script is not None:
             report.half_peak[workload.name] = {}
-    running: dict[str, Running | None] = {}
-    try:
-        for server in servers:  # all up at once; an idle server costs the others nothing
-            running[server.name] = start(server, workloads, report)
-        for workload in workloads:
-            if not args.no_speed:
-                report.speed[f"before {workload.name}"] = machine_speed(settings, scale, wrk_binary)
-            bench_workload(workload, running, settings, scale, wrk_binary, report, args.half_peak)
+    for workload in workloads:
         if not args.no_speed:
-            report.speed["at the end"] = machine_speed(settings, scale, wrk_binary)
-    finally:
-        for server_running in running.values():
-            if server_running is not None:
-                server_running.stop()
+            report.speed[f"before {workload.name}"] = machine_speed(settings, scale, wrk_binary)
+        bench_workload(workload, servers, settings, scale, wrk_binary, report, args.half_peak)
+    if not args.no_speed:
+        report.speed["at the end"] = machine_speed(settings, scale, wrk_binary)
 
     print("\n" + report.text())
     output.write_text(report.markdown())
