@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 
 from okura.expressions import messages
-from okura.expressions.ast import (And, Arith, Between, Call, Compare, Const, In, Name, Not, Or,
-                                   Path, Update, Value)
+from okura.expressions.ast import (And, Arith, Between, Call, Compare, In, Name, Not, Or, Path,
+                                   Update, Value)
 from okura.expressions.evaluate import constant
 from okura.values.ordering import compare
 

@@ -38,8 +38,8 @@ def plan(condition, hash_keys: list[tuple[str, str]], range_keys: list[tuple[str
     (`values`: what its placeholders stand for)."""
     found: dict[str, tuple[str, tuple]] = {}
     for part in _conjuncts(condition):
-        name, op, placeholders = _simple(part)
-        operands = tuple(constant(node, values) for node in placeholders)
+        name, op, nodes = _simple(part)
+        operands = tuple(constant(node, values) for node in nodes)
         if name in found:
             raise errors.validation("KeyConditionExpressions must only contain one condition per key")
         found[name] = (op, operands)
