@@ -53,7 +53,7 @@ class Report:
     results: dict[tuple[str, str], dict[str, Result | None]] = field(default_factory=dict)
     # workload name -> okura server -> its paced run; empty without --half-peak
     half_peak: dict[str, dict[str, HalfPeak]] = field(default_factory=dict)
-    # when (before which server, or at the end) -> the ceiling's GetItem req/s (None: failed)
+    # when (before which workload, or at the end) -> the ceiling's GetItem req/s (None: failed)
     speed: dict[str, float | None] = field(default_factory=dict)
 
     def startup_rows(self) -> Rows:

@@ -90,15 +90,16 @@ def machine_speed(settings: Settings, scale: Scale, wrk_binary: str) -> float | 
         running.stop()
 
 
-def start(server: Server, report: Report) -> Running | None:
-    """Start a server; its first start records its start-up time and idle memory. None
-    (and the reason, in the report) if it does not start."""
+def start(server: Server, report: Report) -> Running | str:
+    """Start a server; its first start records its start-up time and idle memory. If it
+    does not start, why (also in the report, when it never started)."""
     try:
         running = Running(server)
     except Exception as error:  # noqa: BLE001 - install or start failure: report it, go on
-        print(f"    did not start: {error}", flush=True)
-        report.startups.setdefault(server.name, f"{type(error).__name__}: {error}")
-        return None
+        problem = f"{type(error).__name__}: {error}"
+        print(f"    did not start: {problem}", flush=True)
+        report.startups.setdefault(server.name, problem)
+        return problem
     if server.name not in report.startups:
         report.startups[server.name] = (running.startup_s, running.idle_rss)
         print(f"    first reply after {running.startup_s * 1000:.0f} ms, "
@@ -122,9 +123,9 @@ def bench_workload(workload: Workload, servers: list[Server], settings: Settings
             continue  # a fixed reply has no LastEvaluatedKey to follow (see measure)
         print(f"  {server.name}", flush=True)
         running = start(server, report)
-        if running is None:
+        if isinstance(running, str):
             report.results[_key(workload)][server.name] = Result(
-                problem=f"server did not start: {report.startups[server.name]}")
+                problem=f"server did not start: {running}")
             continue
         try:
             result = measure(running, workload, settings, scale, wrk_binary)

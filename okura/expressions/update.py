@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from okura.values import numbers
 from okura.expressions import messages
-from okura.expressions.ast import Arith, Call, Const, Path, Update, Value
+from okura.expressions.ast import Arith, Call, Path, Update
 from okura.expressions.evaluate import constant, get
 
 
@@ -51,8 +51,6 @@ def _descending(path: Path) -> tuple:
 def _value(node, item: dict, values: dict | None) -> dict:
     """A SET action's value, computed against the item before the update."""
     t = type(node)
-    if t is Value:
-        return values[node.placeholder]
     if t is Path:
         value = get(item, node.elements)
         if value is None:
@@ -72,9 +70,10 @@ def _value(node, item: dict, values: dict | None) -> dict:
         if "L" not in first or "L" not in second:
             raise messages.wrong_data_type()
         return {"L": first["L"] + second["L"]}
-    if t is Const:
-        return node.value
-    raise TypeError(f"not an update value: {node!r}")
+    value = constant(node, values)
+    if value is None:
+        raise TypeError(f"not an update value: {node!r}")
+    return value
 
 
 class _Writer:
