@@ -23,9 +23,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import sqlite3
 import threading
 from typing import Callable
+
+import apsw
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS okura_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -60,10 +61,8 @@ _PUTS = ["INSERT OR REPLACE INTO items(tid, hk, rk, size, doc) VALUES" + ",".joi
     ["(?,?,?,?,?)"] * rows) for rows in range(ROWS_PER_STATEMENT + 1)]
 _PUT = _PUTS[1]
 _SYNC = {"process": "NORMAL", "fsync": "FULL"}
-# Blobs are bound as bytearray: Python's sqlite3 binds bytes only after asking its adapter
-# registry (a tuple key and two attribute lookups, ~0.35 µs a parameter) but binds a
-# bytearray at once, and the copy costs less than the lookup. SQLite stores the same BLOB.
-_blob = bytearray
+STATEMENT_CACHE = 256  # prepared statements kept per connection (every statement okura runs)
+BUSY_MS = 5000  # how long a connection waits for another's lock (the checkpoint thread's)
 CHECKPOINT_SECONDS = 0.5
 MMAP_BYTES = 1 << 30
 CACHE_KIB = 8192  # SQLite's page cache (its default is 2 MiB)
@@ -78,6 +77,20 @@ RESTART_FRAMES = 16384
 log = logging.getLogger("okura.storage")
 
 
+def _connect(target: str) -> apsw.Connection:
+    """A connection in autocommit mode (apsw opens no transaction by itself). Each is
+    used by one thread at a time, so SQLite's per-call mutex is left out (NOMUTEX: a
+    Query of 10 items 7.2 -> 6.4 µs)."""
+    connection = apsw.Connection(target, statementcachesize=STATEMENT_CACHE, flags=(
+        apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE | apsw.SQLITE_OPEN_NOMUTEX))
+    connection.set_busy_timeout(BUSY_MS)
+    # Plans never depend on bound values (they all follow the primary key): without this,
+    # SQLite re-plans a statement whose LIMIT or range is bound, at every execution (a
+    # Query of 10 items: 43 -> 32 µs in-process).
+    connection.config(apsw.SQLITE_DBCONFIG_ENABLE_QPSG, 1)
+    return connection
+
+
 class SqliteEngine:
     shared = False  # one process owns the file
 
@@ -85,7 +98,7 @@ class SqliteEngine:
         """`path` None keeps everything in memory."""
         self.path = path
         self.durability = durability
-        self.db: sqlite3.Connection | None = None
+        self.db: apsw.Connection | None = None
         self._batch_open = False
         self._waiters: list[Callable[[BaseException | None], None]] = []
         self._checkpoints: threading.Thread | None = None
@@ -99,8 +112,7 @@ class SqliteEngine:
         else:
             os.makedirs(self.path, exist_ok=True)
             target = os.path.join(self.path, "okura.sqlite3")
-        db = sqlite3.connect(target, isolation_level=None, check_same_thread=False,
-                             cached_statements=256)
+        db = _connect(target)
         # SQLite's page cache: every commit that grows the file scans its whole hash of
         # pages (pcache1TruncateUnsafe), so a large cache taxes writes. Reads hardly need
         # it: pages past it are read through a memory map of the file rather than a
@@ -152,17 +164,17 @@ class SqliteEngine:
             self.db = None
 
     def _checkpoint_loop(self, target: str) -> None:
-        connection = sqlite3.connect(target, isolation_level=None, check_same_thread=False)
+        connection = _connect(target)
         try:
             while not self._closing.wait(CHECKPOINT_SECONDS):
                 try:
                     self._checkpoint_pass(connection)
-                except sqlite3.Error:
+                except apsw.Error:
                     log.exception("WAL checkpoint failed; the next one retries")
         finally:
             connection.close()
 
-    def _checkpoint_pass(self, connection: sqlite3.Connection) -> None:
+    def _checkpoint_pass(self, connection: apsw.Connection) -> None:
         """Copy the WAL into the database in rounds, each copying what the writes of
         the round before added, until little is left; once the WAL is long, leave the
         last few frames to the next commit, whose checkpoint completes and so lets
@@ -203,7 +215,7 @@ class SqliteEngine:
         error = None
         try:
             self.sql.execute("COMMIT")
-        except sqlite3.Error as exc:
+        except apsw.Error as exc:
             log.exception("group commit failed; its %d requests get an error", len(waiters))
             error = exc
             if self.db.in_transaction:
@@ -221,7 +233,7 @@ class SqliteEngine:
         self._catch_up = False
         try:
             self.sql.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()  # ends the statement
-        except sqlite3.Error:
+        except apsw.Error:
             log.exception("WAL checkpoint failed; the next one retries")
 
     def watch_catalog(self, callback: Callable[[int], None]) -> None:
@@ -240,7 +252,7 @@ class SqliteEngine:
         return self._reader
 
     async def read_one(self, tid: int, hk: bytes, rk: bytes) -> bytes | None:
-        row = self.sql.execute(_GET, (tid, _blob(hk), _blob(rk))).fetchone()
+        row = self.sql.execute(_GET, (tid, hk, rk)).fetchone()
         return None if row is None else row[0]
 
 
@@ -296,12 +308,12 @@ class _SqliteTransaction:
             held, self.held = self.held, None
             self.sql.execute(*held)
 
-    def _run(self, statement: str, parameters=()) -> sqlite3.Cursor:
+    def _run(self, statement: str, parameters=()) -> apsw.Cursor:
         """A read, after any held write."""
         self._flush()
         return self.sql.execute(statement, parameters)
 
-    def _change(self, statement: str, parameters=()) -> sqlite3.Cursor:
+    def _change(self, statement: str, parameters=()) -> apsw.Cursor:
         """A write run at once, in the savepoint: one whose result is needed, or another."""
         self._save()
         self._flush()
@@ -317,29 +329,28 @@ class _SqliteTransaction:
     async def get(self, tid: int, hk: bytes, rk: bytes, lock: bool = False,
                   wait: bool = True) -> bytes | None:
         # One writer at a time: no row is ever locked by another transaction here.
-        row = self._run(_GET, (tid, _blob(hk), _blob(rk))).fetchone()
+        row = self._run(_GET, (tid, hk, rk)).fetchone()
         return None if row is None else row[0]
 
     async def put(self, tid: int, hk: bytes, rk: bytes, size: int, doc: bytes) -> None:
-        self._write(_PUT, (tid, _blob(hk), _blob(rk), size, _blob(doc)))
+        self._write(_PUT, (tid, hk, rk, size, doc))
 
     async def put_many(self, rows: list[tuple[int, bytes, bytes, int, bytes]]) -> None:
         for start in range(0, len(rows), ROWS_PER_STATEMENT):
             chunk = rows[start:start + ROWS_PER_STATEMENT]
             parameters = []
-            for tid, hk, rk, size, doc in chunk:
-                parameters += (tid, _blob(hk), _blob(rk), size, _blob(doc))
+            for row in chunk:
+                parameters += row
             self._write(_PUTS[len(chunk)], parameters)
 
     async def delete(self, tid: int, hk: bytes, rk: bytes) -> None:
         self._write("DELETE FROM items WHERE tid=? AND hk=? AND rk=?",
-                    (tid, _blob(hk), _blob(rk)))
+                    (tid, hk, rk))
 
     async def query(self, tid: int, hk: bytes, lo: bytes | None, hi: bytes | None,
                     forward: bool, limit: int) -> list[tuple[bytes, int, bytes]]:
         sql = _QUERIES[lo is not None, hi is not None, forward]
-        args = (tid, _blob(hk)) + ((_blob(lo),) if lo is not None else ()) + (
-            (_blob(hi),) if hi is not None else ())
+        args = (tid, hk) + ((lo,) if lo is not None else ()) + ((hi,) if hi is not None else ())
         return self._run(sql, args + (limit,)).fetchall()
 
     async def scan(self, tid: int, after: tuple[bytes, bytes] | None, hk_lo: bytes | None,
@@ -347,13 +358,13 @@ class _SqliteTransaction:
         where, args = ["tid=?"], [tid]
         if after is not None:
             where.append("(hk, rk) > (?, ?)")
-            args += map(_blob, after)
+            args += after
         if hk_lo is not None:
             where.append("hk >= ?")
-            args.append(_blob(hk_lo))
+            args.append(hk_lo)
         if hk_hi is not None:
             where.append("hk < ?")
-            args.append(_blob(hk_hi))
+            args.append(hk_hi)
         sql = (f"SELECT hk, rk, size, doc FROM items WHERE {' AND '.join(where)}"
                " ORDER BY hk, rk LIMIT ?")
         return self._run(sql, (*args, limit)).fetchall()
@@ -367,7 +378,8 @@ class _SqliteTransaction:
         self._change("DELETE FROM items WHERE tid=?", (tid,))
 
     async def new_id(self) -> int:
-        return self._change("INSERT INTO ids DEFAULT VALUES").lastrowid
+        self._change("INSERT INTO ids DEFAULT VALUES")
+        return self.engine.db.last_insert_rowid()
 
     async def catalog_get(self, region: str, name: str) -> tuple[int, bytes, int] | None:
         return self._run("SELECT id, doc, version FROM catalog WHERE region=? AND name=?",
