@@ -61,7 +61,7 @@ _PUTS = ["INSERT OR REPLACE INTO items(tid, hk, rk, size, doc) VALUES" + ",".joi
     ["(?,?,?,?,?)"] * rows) for rows in range(ROWS_PER_STATEMENT + 1)]
 _PUT = _PUTS[1]
 _SYNC = {"process": "NORMAL", "fsync": "FULL"}
-STATEMENT_CACHE = 256  # prepared statements kept per connection (every statement okura runs)
+STATEMENT_CACHE = 256  # prepared statements kept per connection (apsw's default is 100)
 BUSY_MS = 5000  # how long a connection waits for another's lock (the checkpoint thread's)
 CHECKPOINT_SECONDS = 0.5
 MMAP_BYTES = 1 << 30

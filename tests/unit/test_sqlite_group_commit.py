@@ -10,13 +10,17 @@ import pytest
 from okura.storage.sqlite import SqliteEngine
 
 
-def committed_rows(path) -> int:
-    """Rows visible to another connection, i.e. committed."""
+def committed(path, query: str) -> list:
+    """What another connection sees, i.e. what is committed."""
     other = apsw.Connection(str(path / "okura.sqlite3"))
     try:
-        return other.execute("SELECT count(*) FROM items").fetchone()[0]
+        return other.execute(query).fetchall()
     finally:
         other.close()
+
+
+def committed_rows(path) -> int:
+    return committed(path, "SELECT count(*) FROM items")[0][0]
 
 
 def test_units_of_one_iteration_commit_together(tmp_path):
@@ -211,10 +215,7 @@ def test_a_group_that_sqlite_rolls_back_fails_its_requests_and_the_next_unit_sta
     outcomes = asyncio.run(scenario())
     assert isinstance(outcomes["lost"], apsw.Error)
     assert outcomes["later"] is None
-    other = apsw.Connection(str(tmp_path / "okura.sqlite3"))
-    stored = other.execute("SELECT hk FROM items ORDER BY hk").fetchall()
-    other.close()
-    assert stored == [(b"base",), (b"later",)]
+    assert committed(tmp_path, "SELECT hk FROM items ORDER BY hk") == [(b"base",), (b"later",)]
 
 
 def test_plans_do_not_depend_on_bound_values(tmp_path):
