@@ -3,7 +3,7 @@ its own; reads must name a whole key."""
 from __future__ import annotations
 
 from okura import partiql, shapes
-from okura.core import items, transactions
+from okura.core import transactions
 from okura.errors import DynamoError
 from okura.operations import partiql_statements
 from okura.operations.transact_capacity import Tally, write_units
@@ -40,9 +40,9 @@ async def _one(request, entry: dict, tally: Tally) -> dict:
         if page.items:
             reply["Item"] = page.items[0]
         return reply
-    if type(stmt) is partiql.Exists:
-        raise partiql.messages.malformed("EXISTS is only allowed in transactions")  # unverified
-    change = (await partiql_statements.write_change(request, stmt, entry)).change
-    old, new = await items.write(request.app.db, change)
+    change, old, new, returned = await partiql_statements.write_alone(request, stmt, entry)
     tally.add(change.table.name, write_units(old, new, transactional=False))
-    return {"TableName": change.table.name}
+    reply = {"TableName": change.table.name}
+    if returned is not None:
+        reply["Item"] = returned
+    return reply

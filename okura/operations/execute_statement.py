@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from okura import partiql, shapes
-from okura.core import items
 from okura.operations import partiql_statements
 from okura.operations.single_item import capacity_reply, write_capacity
 from okura.values import sizes
@@ -22,12 +21,8 @@ async def handle(request, body: dict):
             units = sizes.read_units(page.size, consistent=bool(body.get("ConsistentRead")))
             out["ConsumedCapacity"] = capacity_reply(table, mode, units)
         return out
-    if type(stmt) is partiql.Exists:
-        raise partiql.messages.malformed("EXISTS is only allowed in transactions")  # unverified
-    action = await partiql_statements.write_change(request, stmt, body)
-    change = action.change
-    old, new = await items.write(request.app.db, change)
-    out = {"Items": []}
+    change, old, new, returned = await partiql_statements.write_alone(request, stmt, body)
+    out = {"Items": [] if returned is None else [returned]}
     capacity = write_capacity(change.table, body, old, new)
     if capacity is not None:
         out["ConsumedCapacity"] = capacity

@@ -20,6 +20,11 @@ async def handle(request, body: dict):
             "Transaction must contain either all reads or all writes")  # unverified
     if all(reads):
         return await _read(request, body, statements)
+    if any(getattr(stmt, "returning", None) for stmt in statements):
+        # a transaction's writes return nothing (developer guide, "Performing
+        # transactions with PartiQL")
+        raise partiql.messages.malformed(
+            "RETURNING is not allowed in a transaction")  # unverified
     actions = [await partiql_statements.write_change(request, stmt, body)
                for stmt in statements]
     write_actions.check_unique(actions)

@@ -8,6 +8,7 @@ by the expressions evaluator.
 from __future__ import annotations
 
 import base64
+from functools import cmp_to_key
 
 import orjson
 
@@ -16,9 +17,11 @@ from okura.core import items, reads
 from okura.core.catalog import Table
 from okura.expressions.ast import And, Call, Compare, Const, In, Path
 from okura.operations import write_actions
-from okura.operations.single_item import active_table, check_key
+from okura.operations.single_item import active_table, check_key, returned_values
 from okura.partiql import messages
-from okura.values import key_rules, sizes, validation
+from okura.values import key_rules, ordering, sizes, validation
+
+_SETS = frozenset(("SS", "NS", "BS"))
 
 
 def prepare(body: dict):
@@ -69,8 +72,10 @@ def split_key(table: Table, where) -> tuple[dict | None, object]:
     return key, _join(rest)
 
 
-async def write_change(request, stmt, body: dict) -> write_actions.Action:
-    """The change an INSERT, UPDATE, DELETE or EXISTS statement makes."""
+async def write_change(request, stmt, body: dict,
+                       changed: list | None = None) -> write_actions.Action:
+    """The change an INSERT, UPDATE, DELETE or EXISTS statement makes; an UPDATE adds
+    the paths it writes to `changed` (for RETURNING MODIFIED)."""
     if type(stmt) is partiql.Insert:
         item = stmt.item.value.get("M") if type(stmt.item) is Const else None
         table = await active_table(request, stmt.table)
@@ -84,16 +89,35 @@ async def write_change(request, stmt, body: dict) -> write_actions.Action:
     if key is None:
         raise messages.key_equality()
     if type(stmt) is partiql.Update:
-        update = expressions.Update(sets=stmt.sets, removes=stmt.removes)
+        for name, actions in (("set_add", stmt.adds), ("set_delete", stmt.deletes)):
+            for _, value in actions:
+                if type(value) is not Const or next(iter(value.value)) not in _SETS:
+                    raise messages.set_operand(name)
+        update = expressions.Update(sets=stmt.sets, removes=stmt.removes, adds=stmt.adds,
+                                    deletes=stmt.deletes)
         write_actions.check_key_untouched(table, update)
-        return write_actions.Action(
-            write_actions.update(table, key, update, condition, body, must_exist=True))
+        return write_actions.Action(write_actions.update(
+            table, key, update, condition, body, must_exist=True, changed=changed))
     if type(stmt) is partiql.Delete:
         return write_actions.Action(
             write_actions.delete(table, key, condition, body, absent_ok=True))
     present = Call("attribute_exists", (Path((table.hash_key,)),))
     condition = present if condition is None else And(present, condition)
     return write_actions.Action(write_actions.check(table, key, condition, body), check=True)
+
+
+async def write_alone(request, stmt, body: dict) -> tuple[items.Change, dict | None,
+                                                         dict | None, dict | None]:
+    """Run an INSERT, UPDATE or DELETE on its own: its change, the item before and
+    after, and what its RETURNING asks for (None for nothing)."""
+    if type(stmt) is partiql.Exists:
+        raise messages.malformed("EXISTS is only allowed in transactions")  # unverified
+    changed = []
+    change = (await write_change(request, stmt, body, changed)).change
+    old, new = await items.write(request.app.db, change)
+    returning = None if type(stmt) is partiql.Insert else stmt.returning
+    # an empty projection returns no item, as UpdateItem returns no Attributes
+    return change, old, new, returned_values(returning, old, new, changed) or None
 
 
 async def source_of(request, select: partiql.Select) -> reads.Source:
@@ -107,9 +131,9 @@ async def source_of(request, select: partiql.Select) -> reads.Source:
         f"The table does not have the specified index: {select.index}")  # unverified
 
 
-def _partitions(source: reads.Source, where) -> list[bytes] | None:
-    """Partitions WHERE confines a read to (an equality or IN on a single partition
-    key attribute), or None for a scan."""
+def _partitions(source: reads.Source, where) -> list[dict] | None:
+    """Partition key values WHERE confines a read to (an equality or IN on a single
+    partition key attribute), or None for a scan."""
     if len(source.hash_keys) != 1:
         return None
     name, type_ = source.hash_keys[0]
@@ -124,8 +148,27 @@ def _partitions(source: reads.Source, where) -> list[bytes] | None:
             continue
         # a value of another type than the key's matches nothing
         unique = {orjson.dumps(v): v for v in values if type_ in v}
-        return [source.partition([v]) for v in unique.values()]
+        return list(unique.values())
     return None
+
+
+def _ordered(source: reads.Source, order: tuple, partitions: list[dict] | None) -> bool:
+    """Apply ORDER BY: sorts `partitions` (in place) when it names the partition key;
+    answers whether each partition reads forward (its sort key ascending)."""
+    hash_key = source.hash_keys[0][0]
+    range_key = source.range_keys[0][0] if source.range_keys else None
+    forward = True
+    for path, descending in order:
+        name = path.elements[0] if len(path.elements) == 1 else None
+        if name is None or name not in (hash_key, range_key):
+            raise messages.order_key(expressions.unparse(path))
+        if partitions is None:
+            raise messages.order_without_partition()
+        if name == hash_key:
+            partitions.sort(key=cmp_to_key(ordering.compare), reverse=descending)
+        else:
+            forward = not descending
+    return forward
 
 
 class Page:
@@ -143,13 +186,14 @@ async def select(request, stmt: partiql.Select, limit: int | None,
     source = await source_of(request, stmt)
     table = source.table
     db = request.app.db
+    partitions = _partitions(source, stmt.where)
+    forward = _ordered(source, stmt.order, partitions)
     if stmt.index is None:
         key, _ = split_key(table, stmt.where)
         if key is not None:
             raw = await items.get_raw(db, table, key)
             found = [] if raw is None else [orjson.loads(raw)]
             return table, Page(_filtered(stmt, found), sum(map(sizes.item_size, found)), None)
-    partitions = _partitions(source, stmt.where)
     position, after = _cursor(next_token)
     found, size, stopped = [], 0, False
     async with db.engine.reader() as unit:
@@ -157,9 +201,12 @@ async def select(request, stmt: partiql.Select, limit: int | None,
             page = await reads.scan(unit, source, after, None, None, limit)
             found, size, stopped = [orjson.loads(doc) for doc in page.docs], page.size, page.stopped
         for position in range(position, len(partitions or ())):
-            lo = None if after is None else after[1] + b"\x00"
+            # resume past the last row read: rk + 0x00 is the next string up
+            lo = None if after is None or not forward else after[1] + b"\x00"
+            hi = None if after is None or forward else after[1]
             want = None if limit is None else limit - len(found)
-            page = await reads.query(unit, source, partitions[position], lo, None, True, want)
+            page = await reads.query(unit, source, source.partition([partitions[position]]),
+                                     lo, hi, forward, want)
             found += [orjson.loads(doc) for doc in page.docs]
             size += page.size
             after = None

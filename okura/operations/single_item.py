@@ -2,6 +2,8 @@
 compiling their expressions, and the optional parts of their replies."""
 from __future__ import annotations
 
+from functools import lru_cache
+
 from okura import errors, expressions
 from okura.expressions import legacy
 from okura.core import collections, index_entries
@@ -118,6 +120,27 @@ def old_or_none(body: dict) -> str:
     if return_values not in ("NONE", "ALL_OLD"):
         raise errors.validation("ReturnValues can only be ALL_OLD or NONE")
     return return_values
+
+
+def returned_values(return_values: str, old: dict | None, new: dict | None,
+                    paths: list) -> dict | None:
+    """What ReturnValues (or PartiQL's RETURNING) asks of an update: `paths` are the
+    ones it wrote, for UPDATED_OLD and UPDATED_NEW."""
+    if return_values == "ALL_OLD":
+        return old
+    if return_values == "ALL_NEW":
+        return new
+    if return_values == "UPDATED_OLD":
+        return None if old is None else expressions.project(_projection(tuple(paths)), old)
+    if return_values == "UPDATED_NEW":
+        return expressions.project(_projection(tuple(paths)), new)
+    return None
+
+
+@lru_cache(maxsize=1024)
+def _projection(paths: tuple) -> expressions.Projection:
+    """The projection of an update's written paths, built once per set of paths."""
+    return expressions.Projection(paths)
 
 
 def check_key(table: Table, key: dict) -> None:

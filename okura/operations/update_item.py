@@ -2,14 +2,13 @@
 under a condition."""
 from __future__ import annotations
 
-from functools import lru_cache
-
-from okura import expressions, shapes
+from okura import shapes
 from okura.core import items
 from okura.operations import write_actions
 from okura.operations.single_item import (active_table, check_key, check_key_untouched,
                                           item_collection_metrics, plain_expression_members,
-                                          plain_table, reply, write_capacity, write_expressions)
+                                          plain_table, reply, returned_values, write_capacity,
+                                          write_expressions)
 from okura.values import plain, validation
 
 _PLAIN = frozenset(("TableName", "Key", "UpdateExpression", "ConditionExpression",
@@ -36,25 +35,7 @@ async def handle(request, body: dict):
     change = write_actions.update(table, key, update, condition, body, changed=changed)
     written = await items.write(request.app.db, change)
     old, new = written.old, written.new
-    return reply(_returned(body.get("ReturnValues", "NONE"), old, new, changed),
+    return reply(returned_values(body.get("ReturnValues", "NONE"), old, new, changed),
                  ConsumedCapacity=write_capacity(table, body, old, new),
                  ItemCollectionMetrics=item_collection_metrics(
                      table, body, key, written.collection_size))
-
-
-def _returned(return_values: str, old: dict | None, new: dict | None, paths: list) -> dict | None:
-    if return_values == "ALL_OLD":
-        return old
-    if return_values == "ALL_NEW":
-        return new
-    if return_values == "UPDATED_OLD":
-        return None if old is None else expressions.project(_projection(tuple(paths)), old)
-    if return_values == "UPDATED_NEW":
-        return expressions.project(_projection(tuple(paths)), new)
-    return None
-
-
-@lru_cache(maxsize=1024)
-def _projection(paths: tuple) -> expressions.Projection:
-    """The projection of an update's written paths, built once per set of paths."""
-    return expressions.Projection(paths)

@@ -26,6 +26,7 @@ class Select:
     index: str | None
     projection: tuple | None  # Paths; None for *
     where: object | None
+    order: tuple = ()  # ORDER BY's (Path, descending) pairs
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,16 +37,22 @@ class Insert:
 
 @dataclass(frozen=True, slots=True)
 class Update:
+    """SET a = set_add(a, v) and set_delete(a, v) are an UpdateExpression's ADD a v and
+    DELETE a v (the set grows, or shrinks and goes when empty): `adds`, `deletes`."""
     table: str
     sets: tuple  # (Path, value node)
     removes: tuple  # Paths
     where: object | None
+    returning: str | None = None  # RETURNING as a ReturnValues name: ALL_OLD, UPDATED_NEW...
+    adds: tuple = ()  # (Path, value node)
+    deletes: tuple = ()
 
 
 @dataclass(frozen=True, slots=True)
 class Delete:
     table: str
     where: object | None
+    returning: str | None = None  # ALL_OLD or None
 
 
 @dataclass(frozen=True, slots=True)

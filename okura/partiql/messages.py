@@ -34,3 +34,24 @@ def empty_set() -> DynamoError:
 
 def mixed_set() -> DynamoError:
     return errors.validation("Set members must all be of one type: S, N or B")  # unverified
+
+
+def set_function(name: str) -> DynamoError:
+    return malformed(f"{name} must name the attribute it sets and one set of values")  # unverified
+
+
+def set_operand(name: str) -> DynamoError:
+    return errors.validation(f"The value {name} adds or deletes must be a set")  # unverified
+
+
+def delete_returning() -> DynamoError:
+    return malformed("DELETE can only return ALL OLD *")  # unverified
+
+
+def order_key(path: str) -> DynamoError:
+    return errors.validation(f"ORDER BY can only name a key attribute; found: {path}")  # unverified
+
+
+def order_without_partition() -> DynamoError:
+    return errors.validation(  # unverified
+        "ORDER BY needs a WHERE clause with an equality or IN on the partition key")

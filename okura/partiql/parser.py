@@ -15,6 +15,12 @@ from okura.values import numbers
 _COMPARATORS = {"=", "<>", "!=", "<", "<=", ">", ">="}
 _FUNCTIONS = {"begins_with": 2, "contains": 2, "attribute_type": 2}
 _SET_TAGS = {"S": "SS", "N": "NS", "B": "BS"}
+# The functions that compute a value: in a condition, and in SET
+_CONDITION_VALUES = frozenset({"size"})
+_SET_VALUES = frozenset({"list_append", "set_add", "set_delete"})
+# RETURNING's choices, as the ReturnValues of UpdateItem and DeleteItem name them
+_RETURNING = {("ALL", "OLD"): "ALL_OLD", ("MODIFIED", "OLD"): "UPDATED_OLD",
+              ("ALL", "NEW"): "ALL_NEW", ("MODIFIED", "NEW"): "UPDATED_NEW"}
 
 
 class _Parser:
@@ -43,6 +49,19 @@ class _Parser:
         if not self.accept(text):
             raise messages.unexpected(self.token)
 
+    def accept_word(self, word: str) -> bool:
+        """A word that is a keyword only where it stands (RETURNING, ORDER BY...), so
+        it stays usable as an attribute name elsewhere."""
+        token = self.token
+        if token.kind == "NAME" and token.text.upper() == word:
+            self.at += 1
+            return True
+        return False
+
+    def expect_word(self, word: str) -> None:
+        if not self.accept_word(word):
+            raise messages.unexpected(self.token)
+
     # statements
     def statement(self):
         token = self.token
@@ -65,7 +84,23 @@ class _Parser:
         self.expect("FROM")
         table = self.name()
         index = self.name() if self.accept(".") else None
-        return Select(table, index, projection, self.where())
+        where = self.where()
+        return Select(table, index, projection, where, self.order_by())
+
+    def order_by(self) -> tuple:
+        """ORDER BY path [ASC | DESC], ...: (Path, descending) pairs."""
+        if not self.accept_word("ORDER"):
+            return ()
+        self.expect_word("BY")
+        terms = []
+        while True:
+            path = self.path()
+            descending = self.accept_word("DESC")
+            if not descending:
+                self.accept_word("ASC")
+            terms.append((path, descending))
+            if not self.accept(","):
+                return tuple(terms)
 
     def insert(self) -> Insert:
         self.expect("INTO")
@@ -77,25 +112,53 @@ class _Parser:
 
     def update(self) -> Update:
         table = self.name()
-        sets, removes = [], []
+        sets, removes, adds, deletes = [], [], [], []
+        into = {"set_add": adds, "set_delete": deletes}
         while True:
             if self.accept("SET"):
-                sets.append(self.assignment())
-                while self.accept(","):
-                    sets.append(self.assignment())
+                while True:
+                    path, value = self.assignment()
+                    if type(value) is Call and value.name in into:
+                        if len(value.args) != 2 or value.args[0] != path:
+                            raise messages.set_function(value.name)
+                        into[value.name].append((path, value.args[1]))
+                    else:
+                        sets.append((path, value))
+                    if not self.accept(","):
+                        break
             elif self.accept("REMOVE"):
                 removes.append(self.path())
                 while self.accept(","):
                     removes.append(self.path())
             else:
                 break
-        if not sets and not removes:
+        if not (sets or removes or adds or deletes):
             raise messages.unexpected(self.token)
-        return Update(table, tuple(sets), tuple(removes), self.where())
+        where = self.where()
+        return Update(table, tuple(sets), tuple(removes), where, self.returning(),
+                      tuple(adds), tuple(deletes))
 
     def delete(self) -> Delete:
         self.expect("FROM")
-        return Delete(self.name(), self.where())
+        table = self.name()
+        where = self.where()
+        returning = self.returning()
+        if returning not in (None, "ALL_OLD"):
+            raise messages.delete_returning()
+        return Delete(table, where, returning)
+
+    def returning(self) -> str | None:
+        """RETURNING (ALL | MODIFIED) (OLD | NEW) *, as a ReturnValues name."""
+        if not self.accept_word("RETURNING"):
+            return None
+        words = []
+        for choices in (("ALL", "MODIFIED"), ("OLD", "NEW")):
+            token = self.take()
+            if token.kind != "NAME" or token.text.upper() not in choices:
+                raise messages.unexpected(token)
+            words.append(token.text.upper())
+        self.expect("*")
+        return _RETURNING[tuple(words)]
 
     def exists(self) -> Exists:
         self.expect("(")
@@ -110,9 +173,9 @@ class _Parser:
     def assignment(self) -> tuple:
         path = self.path()
         self.expect("=")
-        value = self.operand()
+        value = self.operand(_SET_VALUES)
         while self.token.text in ("+", "-") and self.token.kind == "PUNCT":
-            value = Arith(self.take().text, value, self.operand())
+            value = Arith(self.take().text, value, self.operand(_SET_VALUES))
         return path, value
 
     # names and paths
@@ -205,15 +268,15 @@ class _Parser:
             raise messages.malformed(f"Incorrect arguments to function {name}")  # unverified
         return Call(name, tuple(args))
 
-    def operand(self):
+    def operand(self, functions: frozenset = _CONDITION_VALUES):
         token = self.token
         if token.kind in ("NAME", "QUOTED"):
-            if token.kind == "NAME" and token.text.lower() in ("size", "list_append") and \
+            if token.kind == "NAME" and token.text.lower() in functions and \
                     self.tokens[self.at + 1].text == "(":
                 self.at += 2
-                args = [self.operand()]
+                args = [self.operand(functions)]
                 while self.accept(","):
-                    args.append(self.operand())
+                    args.append(self.operand(functions))
                 self.expect(")")
                 return Call(token.text.lower(), tuple(args))
             return self.path()

@@ -86,6 +86,108 @@ def test_update_and_delete(ddb, pt):
     assert "Item" not in ddb.get_item(TableName=pt, Key={"pk": {"S": "a"}, "sk": {"S": "2"}})
 
 
+def item_of(ddb, table, pk, sk):
+    return ddb.get_item(TableName=table, Key={"pk": {"S": pk}, "sk": {"S": sk}}).get("Item")
+
+
+def test_update_returning_each_choice(ddb, pt):
+    where = "WHERE pk = 'a' AND sk = '1'"
+    a1 = {"pk": {"S": "a"}, "sk": {"S": "1"}}
+    assert run(ddb, f'UPDATE "{pt}" SET n = n + 1 {where} RETURNING ALL OLD *')["Items"] == [
+        {**a1, "n": {"N": "1"}}]
+    assert run(ddb, f'UPDATE "{pt}" SET n = n + 1, m = 5 {where} RETURNING ALL NEW *')[
+        "Items"] == [{**a1, "n": {"N": "3"}, "m": {"N": "5"}}]
+    assert run(ddb, f'UPDATE "{pt}" SET n = 7 REMOVE m {where} returning modified old *')[
+        "Items"] == [{"n": {"N": "3"}, "m": {"N": "5"}}]
+    assert run(ddb, f'UPDATE "{pt}" SET n = 8 SET x = 1 {where} RETURNING MODIFIED NEW *')[
+        "Items"] == [{"n": {"N": "8"}, "x": {"N": "1"}}]
+    # nothing modified is left to return: no item, as UpdateItem returns no Attributes
+    assert run(ddb, f'UPDATE "{pt}" REMOVE x {where} RETURNING MODIFIED NEW *')["Items"] == []
+    assert run(ddb, f'UPDATE "{pt}" SET n = 9 {where}')["Items"] == []
+    assert fails(ddb, f'UPDATE "{pt}" SET n = 1 {where} RETURNING ALL *')[0] == (
+        "ValidationException")
+    assert fails(ddb, f'UPDATE "{pt}" SET n = 1 {where} RETURNING ALL NEW')[0] == (
+        "ValidationException")
+
+
+def test_delete_returning_the_old_item(ddb, pt):
+    statement = f"DELETE FROM \"{pt}\" WHERE pk = 'a' AND sk = '2' RETURNING ALL OLD *"
+    assert run(ddb, statement)["Items"] == [{"pk": {"S": "a"}, "sk": {"S": "2"}, "n": {"N": "2"}}]
+    assert item_of(ddb, pt, "a", "2") is None
+    assert run(ddb, statement)["Items"] == []  # nothing was there: nothing deleted
+    for choice in ("ALL NEW", "MODIFIED OLD", "MODIFIED NEW"):
+        assert fails(ddb, f"DELETE FROM \"{pt}\" WHERE pk = 'a' AND sk = '1' "
+                          f"RETURNING {choice} *")[0] == "ValidationException"
+    assert item_of(ddb, pt, "a", "1") is not None
+
+
+def test_set_add_and_set_delete(ddb, pt):
+    where = "WHERE pk = 'b' AND sk = '1'"
+    run(ddb, f"UPDATE \"{pt}\" SET s = set_add(s, <<'x', 'y'>>) {where}")  # creates the set
+    run(ddb, f"UPDATE \"{pt}\" SET s = SET_ADD(s, <<'y', 'z'>>), ns = set_add(ns, ?) {where}",
+        {"NS": ["1", "2.50"]})
+    item = item_of(ddb, pt, "b", "1")
+    assert sorted(item["s"]["SS"]) == ["x", "y", "z"] and sorted(item["ns"]["NS"]) == ["1", "2.5"]
+    assert run(ddb, f"UPDATE \"{pt}\" SET s = set_delete(s, <<'x', 'nope'>>) {where} "
+                    "RETURNING MODIFIED NEW *")["Items"] == [{"s": {"SS": ["y", "z"]}}]
+    run(ddb, f"UPDATE \"{pt}\" SET s = set_delete(s, <<'y', 'z'>>) {where}")
+    assert "s" not in item_of(ddb, pt, "b", "1")  # an emptied set goes: there are no empty sets
+    assert fails(ddb, f"UPDATE \"{pt}\" SET ns = set_add(ns, <<'a'>>) {where}") == (
+        "ValidationException", "An operand in the update expression has an incorrect data type")
+    assert fails(ddb, f"UPDATE \"{pt}\" SET n = set_add(n, <<1>>) {where}") == (
+        "ValidationException", "An operand in the update expression has an incorrect data type")
+    for bad in ("set_add(ns, 1)", "set_add(ns, [1])", "set_delete(ns, ?)"):
+        assert fails(ddb, f"UPDATE \"{pt}\" SET ns = {bad} {where}",
+                     *([{"N": "1"}] if "?" in bad else []))[0] == "ValidationException"
+    assert fails(ddb, f"UPDATE \"{pt}\" SET ns = set_add(other, <<1>>) {where}")[0] == (
+        "ValidationException")
+    assert sorted(item_of(ddb, pt, "b", "1")["ns"]["NS"]) == ["1", "2.5"]
+
+
+def test_order_by_the_keys(ddb, pt):
+    def ordered(statement, **extra):
+        seen, token = [], None
+        while True:
+            page = run(ddb, statement, **extra, **({"NextToken": token} if token else {}))
+            seen += keys(page["Items"])
+            token = page.get("NextToken")
+            if token is None:
+                return seen
+
+    assert ordered(f"SELECT * FROM \"{pt}\" WHERE pk = 'a' ORDER BY sk DESC") == [
+        ("a", "3"), ("a", "2"), ("a", "1")]
+    assert ordered(f"SELECT * FROM \"{pt}\" WHERE pk = 'a' ORDER BY sk ASC", Limit=2) == [
+        ("a", "1"), ("a", "2"), ("a", "3")]
+    for limit in ({}, {"Limit": 1}, {"Limit": 2}):
+        assert ordered(f"SELECT * FROM \"{pt}\" WHERE pk IN ['a', 'b'] "
+                       "ORDER BY pk DESC, sk DESC", **limit) == [
+            ("b", "1"), ("a", "3"), ("a", "2"), ("a", "1")]
+    assert ordered(f"SELECT * FROM \"{pt}\" WHERE pk IN ['b', 'a'] ORDER BY pk") == [
+        ("a", "1"), ("a", "2"), ("a", "3"), ("b", "1")]
+    assert ordered(f"SELECT * FROM \"{pt}\" WHERE pk = 'a' AND n > 1 ORDER BY sk DESC") == [
+        ("a", "3"), ("a", "2")]
+    for statement in (f'SELECT * FROM "{pt}" ORDER BY sk', f"SELECT * FROM \"{pt}\" "
+                      "WHERE n = 1 ORDER BY pk", f"SELECT * FROM \"{pt}\" WHERE pk = 'a' "
+                      "ORDER BY n"):
+        assert fails(ddb, statement)[0] == "ValidationException"
+
+
+def test_returning_in_batches_and_transactions(ddb, pt):
+    reply = ddb.batch_execute_statement(Statements=[
+        {"Statement": f"UPDATE \"{pt}\" SET n = 5 WHERE pk = 'b' AND sk = '1' "
+                      "RETURNING MODIFIED OLD *"},
+        {"Statement": f"DELETE FROM \"{pt}\" WHERE pk = 'a' AND sk = '3' RETURNING ALL OLD *"}])
+    assert reply["Responses"] == [
+        {"TableName": pt, "Item": {"n": {"N": "1"}}},
+        {"TableName": pt, "Item": {"pk": {"S": "a"}, "sk": {"S": "3"}, "n": {"N": "3"}}}]
+    with pytest.raises(ClientError) as excinfo:
+        ddb.execute_transaction(TransactStatements=[
+            {"Statement": f"UPDATE \"{pt}\" SET n = 6 WHERE pk = 'b' AND sk = '1' "
+                          "RETURNING ALL NEW *"}])
+    assert error_of(excinfo)[0] == "ValidationException"
+    assert item_of(ddb, pt, "b", "1")["n"] == {"N": "5"}
+
+
 def test_condition_failure_returns_the_old_item(server, pt):
     reply = server.post("ExecuteStatement", {
         "Statement": f"DELETE FROM \"{pt}\" WHERE pk = 'a' AND sk = '3' AND n = 0",

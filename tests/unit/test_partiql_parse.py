@@ -50,6 +50,23 @@ def test_update_delete_exists():
         Select("t", None, None, Compare("=", Path(("pk",)), Const({"S": "k"}))))
 
 
+def test_returning_order_by_and_set_functions():
+    key = Compare("=", Path(("pk",)), Const({"S": "k"}))
+    assert partiql.statement(
+        "UPDATE t SET a = 1, s = set_add(s, <<'x'>>) SET n = SET_DELETE(n, ?) WHERE pk = 'k'"
+        " RETURNING MODIFIED NEW *", [{"NS": ["1"]}]) == Update(
+        "t", ((Path(("a",)), Const({"N": "1"})),), (), key, "UPDATED_NEW",
+        ((Path(("s",)), Const({"SS": ["x"]})),), ((Path(("n",)), Const({"NS": ["1"]})),))
+    assert partiql.statement("DELETE FROM t WHERE pk = 'k' returning all old *", None) == Delete(
+        "t", key, "ALL_OLD")
+    assert partiql.statement("SELECT * FROM t WHERE pk = 'k' ORDER BY pk, sk DESC, x ASC",
+                             None).order == (
+        (Path(("pk",)), False), (Path(("sk",)), True), (Path(("x",)), False))
+    # the words are keywords only where they stand
+    assert partiql.statement("SELECT returning, \"order\" FROM t WHERE by = 1 AND old = 2",
+                             None).projection == (Path(("returning",)), Path(("order",)))
+
+
 def test_errors():
     malformed = "Statement wasn't well formed, can't be processed: "
     assert message("CREATE TABLE t") == malformed + "Expected data manipulation"
@@ -58,6 +75,13 @@ def test_errors():
         "Number of parameters in request and statement don't match.")
     assert message("INSERT INTO t VALUE {'s': <<1, 'a'>>}") == (
         "Set members must all be of one type: S, N or B")
+    for text in ("UPDATE t SET a = 1 WHERE pk = 'k' RETURNING ALL", "SELECT * FROM t ORDER sk",
+                 "UPDATE t SET a = 1 WHERE pk = 'k' RETURNING NEW ALL *",
+                 "SELECT * FROM t WHERE a = list_append(a, [1])",
+                 "UPDATE t SET a = size(b) WHERE pk = 'k'"):
+        assert message(text).startswith(malformed + "Unexpected token: ")
+    assert message("DELETE FROM t WHERE pk = 'k' RETURNING ALL NEW *").startswith(malformed)
+    assert message("UPDATE t SET a = set_add(b, <<1>>) WHERE pk = 'k'").startswith(malformed)
 
 
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=30))
