@@ -7,6 +7,7 @@ import orjson
 from okura import errors, shapes
 from okura.core import transactions
 from okura.operations import write_actions
+from okura.operations.single_item import item_collection_metrics
 from okura.operations.transact_capacity import READ, WRITE, Tally, write_units
 from okura.values import sizes
 
@@ -40,10 +41,18 @@ async def run(request, body: dict, operation: str, parameters, actions: list) ->
                              for action, (_, new) in zip(actions, written)])
 
     written = await transactions.write(db, [action.change for action in actions], key, outcome)
-    tally = Tally()
-    for action, (old, new) in zip(actions, written):
-        tally.add(action.change.table.name, write_units(old, old if action.check else new))
-    return _reply(tally.reply(body, WRITE))
+    tally, metrics = Tally(), {}
+    for action, done in zip(actions, written):
+        change = action.change
+        tally.add(change.table.name, write_units(done.old, done.old if action.check else done.new))
+        collection = None if action.check else item_collection_metrics(
+            change.table, body, change.key, done.collection_size)
+        if collection is not None:
+            metrics.setdefault(change.table.name, []).append(collection)
+    out = _reply(tally.reply(body, WRITE))
+    if body.get("ReturnItemCollectionMetrics") == "SIZE":
+        out["ItemCollectionMetrics"] = metrics
+    return out
 
 
 def _replay(body: dict, outcome: bytes) -> dict:

@@ -155,3 +155,18 @@ def test_item_collection_metrics(ddb):
         {"ItemCollectionKey": {"pk": {"S": "p"}}, "SizeEstimateRangeGB": [0.0, 1.0]},
         {"ItemCollectionKey": {"pk": {"S": "q"}}, "SizeEstimateRangeGB": [0.0, 1.0]}]}
 
+    plain = indexed_table(ddb)
+    reply = ddb.transact_write_items(TransactItems=[
+        {"Put": {"TableName": table, "Item": item("p", "3")}},
+        {"Update": {"TableName": table, "Key": item("r", "1"), "UpdateExpression": "SET v = :v",
+                    "ExpressionAttributeValues": {":v": {"S": "w"}}}},
+        {"ConditionCheck": {"TableName": table, "Key": item("p", "1"),
+                            "ConditionExpression": "attribute_exists(pk)"}},
+        {"Put": {"TableName": plain, "Item": item("p", "1")}}],
+        ReturnItemCollectionMetrics="SIZE")
+    # only the writes to a table with local indexes: not the check, not the plain table
+    assert reply["ItemCollectionMetrics"] == {table: [
+        {"ItemCollectionKey": {"pk": {"S": "p"}}, "SizeEstimateRangeGB": [0.0, 1.0]},
+        {"ItemCollectionKey": {"pk": {"S": "r"}}, "SizeEstimateRangeGB": [0.0, 1.0]}]}
+    assert "ItemCollectionMetrics" not in ddb.transact_write_items(TransactItems=[
+        {"Put": {"TableName": table, "Item": item("p", "4")}}])
