@@ -61,8 +61,9 @@ def plain_expression_members(body: dict, pending: list) -> bool:
     values = body.get("ExpressionAttributeValues")
     if values is not None and plain.item_size(values, pending) is None:
         return False
-    return_values = body.get("ReturnValues", "NONE")
-    return type(return_values) is str and return_values in _RETURN_VALUES
+    return_values = body.get("ReturnValues")
+    return return_values is None or (type(return_values) is str
+                                     and return_values in _RETURN_VALUES)
 
 
 def resolver(body: dict, expression_params: tuple[str, ...], takes_values: bool = True,
@@ -116,7 +117,9 @@ def write_expressions(body: dict, operation: str, plain: bool = False):
 
 def old_or_none(body: dict) -> str:
     """ReturnValues of PutItem and DeleteItem, which return nothing but the old item."""
-    return_values = body.get("ReturnValues", "NONE")
+    return_values = body.get("ReturnValues")
+    if return_values is None:  # absent, or a JSON null, which means the same
+        return "NONE"
     if return_values not in ("NONE", "ALL_OLD"):
         raise errors.validation("ReturnValues can only be ALL_OLD or NONE")
     return return_values

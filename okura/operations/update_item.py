@@ -35,7 +35,7 @@ async def handle(request, body: dict):
     change = write_actions.update(table, key, update, condition, body, changed=changed)
     written = await items.write(request.app.db, change)
     old, new = written.old, written.new
-    return reply(returned_values(body.get("ReturnValues", "NONE"), old, new, changed),
+    return reply(returned_values(body.get("ReturnValues"), old, new, changed),
                  ConsumedCapacity=write_capacity(table, body, old, new),
                  ItemCollectionMetrics=item_collection_metrics(
                      table, body, key, written.collection_size))

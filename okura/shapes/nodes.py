@@ -139,11 +139,14 @@ class StringNode(Node):
 
 
 class NumberNode(Node):
-    __slots__ = ("java_type", "tests")
+    """An Integer or Long member given as 1.5 is read as Java reads it into an int,
+    truncated (StructureNode.check_inner rewrites it), so operations see only ints."""
+    __slots__ = ("java_type", "tests", "integral")
 
     def __init__(self, name: str, spec: dict):
         super().__init__(name)
         self.java_type = {"integer": "Integer", "long": "Long", "double": "Double"}[spec["type"]]
+        self.integral = self.java_type != "Double"
         low, high = spec.get("min"), spec.get("max")
         self.tests = []
         if low is not None:
@@ -156,6 +159,10 @@ class NumberNode(Node):
         kind = type(value)
         if kind is not int and kind is not float:
             raise mismatch(value, self.java_type)
+
+    def valid(self, value) -> bool:
+        kind = type(value)
+        return (kind is int or (kind is float and not self.integral)) and not self.violations(value)
 
     def violations(self, value) -> list[str]:
         return [text for fails, text in self.tests if fails(value)]
@@ -239,7 +246,10 @@ class StructureNode(Node):
         for wire, item in value.items():
             entry = by_wire.get(wire)
             if entry is not None and item is not None:
-                entry[1].check(item, prefix + entry[0], errs)
+                node = entry[1]
+                node.check(item, prefix + entry[0], errs)
+                if type(item) is float and type(node) is NumberNode and node.integral:
+                    value[wire] = int(item)
         if len(errs) == before:
             for wire in self.required:
                 if value.get(wire) is None:
@@ -263,7 +273,13 @@ class StructureNode(Node):
 
 def _check_elements(node: Node, items, paths, whole, whole_path: str, whole_shape: str,
                     errs: list, form: str) -> None:
-    """Check collection elements: scalars as one bracketed error on the whole, others each at its path."""
+    """Check collection elements: scalars as one bracketed error on the whole, others each
+    at its path; a null element is missing a member DynamoDB requires (unverified: what
+    it answers is not recorded, but never a value an operation can use)."""
+    paths = list(paths)
+    for item, path in zip(items, paths):
+        if item is None:
+            errs.append((path, None, None, NOT_NULL))
     if node.bracket:
         for item in items:
             if item is not None:
@@ -305,7 +321,7 @@ class ListNode(_Collection):
         if type(value) is not list or self.violations(value):
             return False
         member = self.member
-        return all(item is None or member.valid(item) for item in value)
+        return all(item is not None and member.valid(item) for item in value)
 
     def check_inner(self, value, path: str, errs: list) -> None:
         paths = (f"{path}.{i}.member" for i in range(1, len(value) + 1))
@@ -323,7 +339,7 @@ class MapNode(_Collection):
         if type(value) is not dict or self.violations(value):
             return False
         key, member = self.key, self.value
-        return all(key.valid(k) and (item is None or member.valid(item))
+        return all(key.valid(k) and item is not None and member.valid(item)
                    for k, item in value.items())
 
     def check_inner(self, value, path: str, errs: list) -> None:

@@ -193,3 +193,12 @@ def test_index_key_of_the_wrong_type_is_rejected(ddb):
         "ValidationException",
         INVALID + "Type mismatch for Index Key gk Expected: S Actual: N IndexName: by-gk")
     ddb.put_item(TableName=name, Item={"pk": {"S": "a"}})  # without the index key: not indexed
+
+
+def test_null_return_values_is_absent(server, table):
+    """JSON null is an absent member: PutItem and DeleteItem return nothing, as by default."""
+    item = {"pk": {"S": "n"}, "v": {"N": "1"}}
+    for operation, body in (("PutItem", {"Item": item}), ("PutItem", {"Item": item}),
+                            ("DeleteItem", {"Key": {"pk": {"S": "n"}}})):
+        reply = server.post(operation, {"TableName": table, "ReturnValues": None, **body})
+        assert (reply.status, reply.json) == (200, {})

@@ -53,6 +53,15 @@ def test_limit_pages_in_the_same_order(ddb, filled):
     assert pages == 9  # 60 items: eight full pages, then 4 items
 
 
+def test_fractional_limit_and_segment_are_truncated(server, filled):
+    """Over raw JSON, as boto3 refuses to send them: read as Java reads them into an
+    int (these once reached SQLite as floats: a 500)."""
+    reply = server.post("Scan", {"TableName": filled, "Limit": 1.5, "Segment": 0.5,
+                                 "TotalSegments": 2.5})
+    assert reply.status == 200 and reply.json["Count"] == 1
+    assert keys_of(reply.json)[0] in KEYS
+
+
 def test_last_key_is_the_last_item_read(ddb, filled):
     reply = ddb.scan(TableName=filled, Limit=5, FilterExpression="n < :z",
                      ExpressionAttributeValues={":z": {"N": "0"}})

@@ -22,6 +22,31 @@ def test_valid_requests_pass():
     shapes.check("DescribeStream", {"StreamArn": "a" * 37})
 
 
+def test_null_elements_of_lists_and_maps_are_missing_members():
+    not_null = f"{C}Member must not be null"
+    assert error("BatchGetItem", {"RequestItems": {"Music": None}})[1] == (
+        f"1 validation error detected: Value null at 'requestItems.Music.member' {not_null}")
+    assert error("BatchWriteItem", {"RequestItems": {"Music": [None]}})[1].endswith(
+        f"Value null at 'requestItems.Music.member.1.member' {not_null}")
+    assert error("TransactGetItems", {"TransactItems": [{"Get": {"TableName": "Music",
+                                                                 "Key": KEY}}, None]})[1] == (
+        f"1 validation error detected: Value null at 'transactItems.2.member' {not_null}")
+    assert error("Scan", {"TableName": "Music", "AttributesToGet": ["a", None]})[1].endswith(
+        f"Value null at 'attributesToGet.2.member' {not_null}")
+    assert error("PutItem", {"TableName": "Music", "Item": KEY,
+                             "Expected": {"a": None}})[1].endswith(
+        f"Value null at 'expected.a.member' {not_null}")
+
+
+def test_fractional_integers_are_truncated():
+    body = {"TableName": "Music", "Limit": 2.9, "Segment": 0.5, "TotalSegments": 3.0}
+    shapes.check("Scan", body)
+    assert body == {"TableName": "Music", "Limit": 2, "Segment": 0, "TotalSegments": 3}
+    assert all(type(body[member]) is int for member in ("Limit", "Segment", "TotalSegments"))
+    assert error("Query", {"TableName": "Music", "Limit": 0.5})[1].endswith(
+        f"Value '0' at 'limit' {C}Member must have value greater than or equal to 1")
+
+
 def test_missing_required_member():
     assert error("DeleteTable", {}) == (
         "ValidationException", f"1 validation error detected: Value null at 'tableName' {C}Member must not be null")
