@@ -2,6 +2,8 @@
 and DynamoDB's rules on key schemas, attribute definitions and billing."""
 from __future__ import annotations
 
+import re
+
 from okura import errors
 from okura.core.catalog import Table
 
@@ -12,12 +14,24 @@ ACCOUNT_MAX_CAPACITY = 80000
 PAY_PER_REQUEST, PROVISIONED = "PAY_PER_REQUEST", "PROVISIONED"
 
 
+TABLE_ARN = re.compile(
+    r"arn:aws[a-z-]*:dynamodb:([a-z0-9-]+):(\d{12}):table/([a-zA-Z0-9_.-]{3,255})")
+
+
 def table_name(value: str) -> str:
-    """The table a TableName member names: a name, or a table ARN
-    (arn:aws:dynamodb:region:account:table/NAME)."""
+    """The table a TableName member names: a name (the request model checked it), or a
+    table ARN (arn:aws:dynamodb:region:account:table/NAME), whose NAME follows the same
+    rules: nothing else can name a table, or come to be one."""
     if value.startswith("arn:"):
-        return value.rpartition(":table/")[2].partition("/")[0]
+        match = TABLE_ARN.fullmatch(value)
+        if match is None:
+            raise invalid_arn(value)
+        return match.group(3)
     return value
+
+
+def invalid_arn(arn: str) -> errors.DynamoError:
+    return errors.validation(f"Invalid TableArn: Invalid ResourceArn provided as input {arn}")  # unverified
 
 
 async def existing_table(request, value: str) -> Table:

@@ -1,20 +1,16 @@
 """TagResource, UntagResource and ListTagsOfResource on tables, named by ARN."""
 from __future__ import annotations
 
-import re
-
 from okura import errors, shapes
 from okura.core.catalog import ACTIVE, Table
+from okura.operations.table_rules import TABLE_ARN, invalid_arn
 from okura.operations.table_settings import merged_tags
-
-_TABLE_ARN = re.compile(r"arn:aws[a-z-]*:dynamodb:([a-z0-9-]+):(\d{12}):table/([a-zA-Z0-9_.-]{3,255})")
-
 
 async def _tagged_table(request, arn: str) -> Table:
     """The table an ARN names, in this region and account."""
-    match = _TABLE_ARN.fullmatch(arn)
+    match = TABLE_ARN.fullmatch(arn)
     if match is None:
-        raise errors.validation(f"Invalid TableArn: Invalid ResourceArn provided as input {arn}")  # unverified
+        raise invalid_arn(arn)
     db = request.app.db
     region, account, name = match.groups()
     table = None

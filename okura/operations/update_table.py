@@ -45,6 +45,8 @@ def _throughput(doc: dict, body: dict, now: float) -> None:
             raise table_rules.provisioned_without_throughput()
         return
     table_rules.check_capacity(requested, "table")
+    if current_mode == PAY_PER_REQUEST:
+        _check_index_throughput(doc, body)
     current = doc["ProvisionedThroughput"]
     read, write = requested["ReadCapacityUnits"], requested["WriteCapacityUnits"]
     old_read, old_write = current["ReadCapacityUnits"], current["WriteCapacityUnits"]
@@ -66,6 +68,18 @@ def _throughput(doc: dict, body: dict, now: float) -> None:
     doc["ProvisionedThroughput"] = summary
     if current_mode != PROVISIONED or "BillingMode" in body:
         doc["BillingModeSummary"] = {"BillingMode": PROVISIONED}
+
+
+def _check_index_throughput(doc: dict, body: dict) -> None:
+    """Leaving per-request billing, each global index needs its capacity in the same
+    request (an Update of GlobalSecondaryIndexUpdates), as the table does."""
+    given = {update["Update"]["IndexName"] for update in body.get("GlobalSecondaryIndexUpdates") or ()
+             if update.get("Update") and update["Update"].get("ProvisionedThroughput")}
+    missing = [index["IndexName"] for index in doc.get("GlobalSecondaryIndexes", ())
+               if index["IndexName"] not in given]
+    if missing:
+        raise errors.validation("One or more parameter values were invalid: ProvisionedThroughput "
+                                f"must be specified for index: {','.join(missing)}")
 
 
 def _stream(doc: dict, spec: dict, now: float) -> None:

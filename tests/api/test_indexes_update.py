@@ -110,9 +110,15 @@ def test_one_online_index_change_at_a_time(ddb):
 def test_create_rules(ddb):
     table = populated(ddb, 1)
     assert error(ddb, TableName=table, GlobalSecondaryIndexUpdates=[CREATE_BYG]) == (
-        "ValidationException", "One or more parameter values were invalid: Some index key "
-        "attributes are not defined in AttributeDefinitions. Keys: [g], "
-        "AttributeDefinitions: [pk]")
+        "ValidationException", "No Attribute Schema Defined")
+    # the request must define every key of the new index, even one the table defines
+    by_g_pk = {"Create": dict(CREATE_BYG["Create"], KeySchema=[
+        {"AttributeName": "g", "KeyType": "HASH"}, {"AttributeName": "pk", "KeyType": "RANGE"}])}
+    for definitions in ([{"AttributeName": "h", "AttributeType": "S"}], G_DEFINED):
+        assert error(ddb, TableName=table, AttributeDefinitions=definitions,
+                     GlobalSecondaryIndexUpdates=[by_g_pk]) == (
+            "ValidationException", "Invalid KeySchema: Some index key attribute have no definition")
+    assert "GlobalSecondaryIndexes" not in ddb.describe_table(TableName=table)["Table"]
     assert error(ddb, TableName=table,
                  GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": "nothere"}}]) == (
         "ResourceNotFoundException", "Requested resource not found: Index: nothere not found")

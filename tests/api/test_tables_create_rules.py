@@ -120,6 +120,18 @@ def test_table_name_given_as_arn(ddb):
                                **ON_DEMAND)["TableDescription"]
     assert created["TableName"] == name
     assert created["TableArn"] == arn
+    # an ARN names a table only if its name follows the naming rules: no table may be
+    # called "", "x" or "a b", nor a malformed ARN itself
+    prefix = "arn:aws:dynamodb:us-east-1:000000000000:table/"
+    for bad in (prefix, prefix + "x", prefix + "a b", prefix + name + "/index/i",
+                "arn:nonsense"):
+        with pytest.raises(ClientError) as excinfo:
+            ddb.create_table(TableName=bad, KeySchema=HASH, AttributeDefinitions=PK,
+                             **ON_DEMAND)
+        assert error_of(excinfo) == (
+            "ValidationException", f"Invalid TableArn: Invalid ResourceArn provided as input {bad}")
+    assert name in ddb.list_tables()["TableNames"]
+    assert all(len(listed) >= 3 for listed in ddb.list_tables()["TableNames"])
 
 
 def test_stream_specification(ddb):

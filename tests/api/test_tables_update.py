@@ -144,6 +144,16 @@ def test_on_demand_switch_zeroes_index_throughput(ddb):
     index = ddb.describe_table(TableName=name)["Table"]["GlobalSecondaryIndexes"][0]
     assert index["ProvisionedThroughput"] == {"NumberOfDecreasesToday": 0,
                                               "ReadCapacityUnits": 0, "WriteCapacityUnits": 0}
+    # and back: each index needs its capacity in the same request, as the table does
+    assert update_error(ddb, TableName=name, BillingMode="PROVISIONED",
+                        ProvisionedThroughput=throughput(1, 1)) == (
+        "ValidationException", INVALID + "ProvisionedThroughput must be specified for index: byg")
+    ddb.update_table(TableName=name, BillingMode="PROVISIONED",
+                     ProvisionedThroughput=throughput(1, 1), GlobalSecondaryIndexUpdates=[
+                         {"Update": {"IndexName": "byg", "ProvisionedThroughput": throughput(4, 5)}}])
+    index = ddb.describe_table(TableName=name)["Table"]["GlobalSecondaryIndexes"][0]
+    assert (index["ProvisionedThroughput"]["ReadCapacityUnits"],
+            index["ProvisionedThroughput"]["WriteCapacityUnits"]) == (4, 5)
 
 
 def test_attribute_definitions_alone_change_nothing(ddb, table):
