@@ -22,7 +22,7 @@ from okura.storage import keys
 
 ACTIVE, CREATING, UPDATING, DELETING = "ACTIVE", "CREATING", "UPDATING", "DELETING"
 # Catalog-document members that are okura's bookkeeping, not TableDescription members.
-PRIVATE = ("Tags", "TimeToLive", "StatusUntil", "IndexIds", "IndexJobs")
+PRIVATE = ("Tags", "TimeToLive", "TimeToLiveChanged", "StatusUntil", "IndexIds", "IndexJobs")
 
 
 class CatalogChanged(Exception):

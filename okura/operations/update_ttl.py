@@ -8,6 +8,8 @@ from okura.core.catalog import ACTIVE
 from okura.core.ttl import registry
 from okura.operations.table_rules import existing_table
 
+CHANGE_INTERVAL = 3600  # seconds after a change of TTL before the next is accepted
+
 
 async def handle(request, body: dict) -> dict:
     shapes.check("UpdateTimeToLive", body)
@@ -31,6 +33,13 @@ async def handle(request, body: dict) -> dict:
             raise errors.validation("TimeToLive is active on a different AttributeName: current "
                                     f"AttributeName is {current['AttributeName']}")  # unverified
         doc = {key: value for key, value in table.doc.items() if key != "TimeToLive"}
+    # "Any additional UpdateTimeToLive calls for the same table during this one hour
+    # duration result in a ValidationException" (API reference).
+    now = db.clock.now()
+    if now < table.doc.get("TimeToLiveChanged", -CHANGE_INTERVAL) + CHANGE_INTERVAL:
+        raise errors.validation(
+            "Time to live has been modified multiple times within a fixed interval")  # unverified
+    doc["TimeToLiveChanged"] = now
     table = await db.catalog.save(table, doc)
     if spec["Enabled"]:
         await registry.enable(db, table)

@@ -61,31 +61,6 @@ def test_malformed_arn(ddb):
         "ValidationException", "Invalid TableArn: Invalid ResourceArn provided as input not-an-arn")
 
 
-def test_ttl_enable_describe_disable(ddb, table):
-    assert ddb.describe_time_to_live(TableName=table)["TimeToLiveDescription"] == {
-        "TimeToLiveStatus": "DISABLED"}
-    assert ddb.update_time_to_live(TableName=table, TimeToLiveSpecification={
-        "Enabled": True, "AttributeName": "expires"})["TimeToLiveSpecification"] == {
-        "Enabled": True, "AttributeName": "expires"}
-    assert ddb.describe_time_to_live(TableName=table)["TimeToLiveDescription"] == {
-        "TimeToLiveStatus": "ENABLED", "AttributeName": "expires"}
-    assert "TimeToLive" not in ddb.describe_table(TableName=table)["Table"]
-    assert failure(ddb.update_time_to_live, TableName=table, TimeToLiveSpecification={
-        "Enabled": True, "AttributeName": "other"}) == (
-        "ValidationException", "TimeToLive is already enabled")
-    assert failure(ddb.update_time_to_live, TableName=table, TimeToLiveSpecification={
-        "Enabled": False, "AttributeName": "other"}) == (
-        "ValidationException",
-        "TimeToLive is active on a different AttributeName: current AttributeName is expires")
-    ddb.update_time_to_live(TableName=table, TimeToLiveSpecification={
-        "Enabled": False, "AttributeName": "expires"})
-    assert ddb.describe_time_to_live(TableName=table)["TimeToLiveDescription"] == {
-        "TimeToLiveStatus": "DISABLED"}
-    assert failure(ddb.update_time_to_live, TableName=table, TimeToLiveSpecification={
-        "Enabled": False, "AttributeName": "expires"}) == (
-        "ValidationException", "TimeToLive is already disabled")
-
-
 def test_ttl_of_missing_table(ddb):
     expected = ("ResourceNotFoundException",
                 "Requested resource not found: Table: no-such-table not found")

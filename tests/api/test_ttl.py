@@ -6,6 +6,8 @@ from __future__ import annotations
 import time
 
 import pytest
+from botocore.exceptions import ClientError
+from conftest import error_of
 from test_clock import admin, advance, clocked  # noqa: F401 - clocked is a fixture
 from test_streams import read_all, stream_table
 
@@ -45,6 +47,40 @@ def ttl_table(ddb) -> tuple[str, str]:
     return name, arn
 
 
+def test_enable_describe_disable_once_an_hour(node, ddb):
+    table, _ = stream_table(ddb)
+    ttl = ddb.describe_time_to_live
+    assert ttl(TableName=table)["TimeToLiveDescription"] == {"TimeToLiveStatus": "DISABLED"}
+    assert ddb.update_time_to_live(TableName=table, TimeToLiveSpecification={
+        "Enabled": True, "AttributeName": "expires"})["TimeToLiveSpecification"] == {
+        "Enabled": True, "AttributeName": "expires"}
+    assert ttl(TableName=table)["TimeToLiveDescription"] == {
+        "TimeToLiveStatus": "ENABLED", "AttributeName": "expires"}
+    assert "TimeToLive" not in ddb.describe_table(TableName=table)["Table"]
+    assert failure(ddb, TableName=table, Enabled=True, AttributeName="other") == (
+        "ValidationException", "TimeToLive is already enabled")
+    assert failure(ddb, TableName=table, Enabled=False, AttributeName="other") == (
+        "ValidationException",
+        "TimeToLive is active on a different AttributeName: current AttributeName is expires")
+    # "Any additional UpdateTimeToLive calls for the same table during this one hour
+    # duration result in a ValidationException"
+    assert failure(ddb, TableName=table, Enabled=False, AttributeName="expires") == (
+        "ValidationException", "Time to live has been modified multiple times within a fixed "
+        "interval")
+    advance(node, HOUR)
+    ddb.update_time_to_live(TableName=table, TimeToLiveSpecification={
+        "Enabled": False, "AttributeName": "expires"})
+    assert ttl(TableName=table)["TimeToLiveDescription"] == {"TimeToLiveStatus": "DISABLED"}
+    assert failure(ddb, TableName=table, Enabled=False, AttributeName="expires") == (
+        "ValidationException", "TimeToLive is already disabled")
+
+
+def failure(ddb, TableName, **specification) -> tuple[str, str]:
+    with pytest.raises(ClientError) as excinfo:
+        ddb.update_time_to_live(TableName=TableName, TimeToLiveSpecification=specification)
+    return error_of(excinfo)
+
+
 def test_expired_item_is_deleted_with_a_service_remove_record(node, ddb):
     streams = node.client("dynamodbstreams")
     name, arn = ttl_table(ddb)
@@ -82,6 +118,7 @@ def test_what_ttl_ignores(node, ddb):
 
 def test_disabled_ttl_expires_nothing(node, ddb):
     name, _ = ttl_table(ddb)
+    advance(node, HOUR)  # TTL changes once an hour
     ddb.update_time_to_live(TableName=name, TimeToLiveSpecification={
         "Enabled": False, "AttributeName": "expires"})
     ddb.put_item(TableName=name, Item={"pk": {"S": "kept"},
