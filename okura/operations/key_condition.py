@@ -13,6 +13,7 @@ from typing import NamedTuple
 from okura import errors
 from okura.expressions import constant
 from okura.expressions.ast import And, Between, Call, Compare, Const, In, Not, Or, Path, Value
+from okura.values import key_rules
 
 _FLIPPED = {"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
@@ -54,6 +55,8 @@ def plan(condition, hash_keys: list[tuple[str, str]], range_keys: list[tuple[str
         if any(next(iter(value)) != type_ for value in operands):
             raise errors.validation("One or more parameter values were invalid: "
                                     "Condition parameter type does not match schema type")  # unverified
+        if op == "=":  # names a key value (an index's too), which is never empty
+            key_rules.check_not_empty(name, operands[0])
     hash_values = []
     for name, _ in hash_keys:
         op, operands = found[name]

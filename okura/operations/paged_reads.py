@@ -90,8 +90,9 @@ class Reading:
                     f"{index.name} does not project [{', '.join(missing)}]")
             self.fetch = bool(missing)
 
-    def start(self, body: dict) -> tuple[bytes, bytes] | None:
-        """The stored position ExclusiveStartKey names, after DynamoDB's checks."""
+    def start(self, body: dict, query: bool = False) -> tuple[bytes, bytes] | None:
+        """The stored position ExclusiveStartKey names, after DynamoDB's checks (whose
+        message says why for a Scan, not for a Query: as users' reports quote them)."""
         key = body.get("ExclusiveStartKey")
         if key is None:
             return None
@@ -101,7 +102,8 @@ class Reading:
         try:
             key_rules.check_key(key, schema)
         except errors.DynamoError as error:
-            raise errors.validation(_START_INVALID + error.message) from None
+            raise errors.validation(_START_INVALID.rstrip(": ") if query
+                                    else _START_INVALID + error.message) from None
         return source.position(key)
 
     async def reply(self, unit, page: Page) -> dict | bytes:

@@ -38,7 +38,7 @@ async def handle(request, body: dict):
     hk = source.partition(plan.hash_values)
     lo, hi = reads.sort_range(source.range_keys, plan.equal, plan.op, plan.operands)
     forward = body.get("ScanIndexForward", True)
-    start = reading.start(body)
+    start = reading.start(body, query=True)
     if start is not None:
         lo, hi = _resume(start, hk, lo, hi, forward)
     async with request.app.db.engine.reader() as unit:
@@ -53,12 +53,12 @@ def _resume(start: tuple[bytes, bytes], hk: bytes, lo: bytes | None, hi: bytes |
             forward: bool) -> tuple[bytes | None, bytes | None]:
     """The rest of [lo, hi) after (or, reading backwards, before) the start key."""
     start_hk, start_rk = start
+    # both messages as users' reports quote them
     if start_hk != hk:
-        raise errors.validation("The provided starting key is invalid: "
-                                "The provided key element does not match the schema")  # unverified
-    if (lo is not None and start_rk < lo) or (hi is not None and start_rk >= hi):
         raise errors.validation(
-            "The provided starting key does not match the range key predicate")  # unverified
+            "The provided starting key is outside query boundaries based on provided condition(s)")
+    if (lo is not None and start_rk < lo) or (hi is not None and start_rk >= hi):
+        raise errors.validation("The provided starting key does not match the range key predicate")
     if forward:
         return start_rk + b"\x00", hi
     return lo, start_rk

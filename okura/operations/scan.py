@@ -27,8 +27,10 @@ async def handle(request, body: dict):
     after = reading.start(body)
     if after is not None and ((hk_lo is not None and after[0] < hk_lo)
                               or (hk_hi is not None and after[0] >= hk_hi)):
-        raise errors.validation(
-            "The provided Exclusive start key does not map to the provided segment")  # unverified
+        raise errors.validation(  # quoted from DynamoDB in a user's report
+            "The provided starting key is invalid: Invalid ExclusiveStartKey. Please use "
+            f"ExclusiveStartKey with correct Segment. TotalSegments: {body['TotalSegments']} "
+            f"Segment: {body['Segment']}")
     async with request.app.db.engine.reader() as unit:
         page = await reads.scan(unit, reading.source, after, hk_lo, hk_hi, reading.limit)
         return await reading.reply(unit, page)

@@ -31,11 +31,16 @@ def _empty(av: dict) -> str | None:
     return None
 
 
-def _check_key_value(name: str, av: dict, position: int) -> None:
-    """Rules every key value obeys, once its type matches the schema: not empty, not too large."""
+def check_not_empty(name: str, av: dict) -> None:
+    """A key value is never an empty string or binary (a Query's key condition too)."""
     empty = _empty(av)
     if empty:
         raise errors.validation(f"{_NOT_VALID}{empty} Key: {name}")
+
+
+def _check_key_value(name: str, av: dict, position: int) -> None:
+    """Rules every key value obeys, once its type matches the schema: not empty, not too large."""
+    check_not_empty(name, av)
     size = value_size(av)
     if position == 0 and size > MAX_PARTITION_KEY_SIZE:
         raise errors.validation(  # sic: no space before 2048

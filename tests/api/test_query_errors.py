@@ -183,9 +183,24 @@ def test_index_queries_dynamodb_accepts(ddb, indexed, params):
     {"pk": {"S": "p"}, "sk": {"S": "s"}, "x": {"S": "x"}},
 ])
 def test_start_key_must_match_the_schema(ddb, sorted_table, start):
+    # a Query does not say why (a Scan does: test_scan.py)
     assert query_fails(ddb, sorted_table, "pk = :p", P, ExclusiveStartKey=start) == invalid(
-        "The provided starting key is invalid: The provided key element does not match the "
-        "schema")
+        "The provided starting key is invalid")
+
+
+def test_start_key_of_another_partition(ddb, sorted_table):
+    assert query_fails(ddb, sorted_table, "pk = :p", P,
+                       ExclusiveStartKey={"pk": {"S": "q"}, "sk": {"S": "a"}}) == invalid(
+        "The provided starting key is outside query boundaries based on provided condition(s)")
+
+
+@pytest.mark.parametrize("condition", ["pk = :e", "pk = :p AND sk = :e"])
+def test_key_values_are_never_empty(ddb, sorted_table, condition):
+    name = "pk" if condition == "pk = :e" else "sk"
+    values = {":e": {"S": ""}} | (P if ":p" in condition else {})
+    assert query_fails(ddb, sorted_table, condition, values) == invalid(
+        "One or more parameter values are not valid. The AttributeValue for a key attribute "
+        f"cannot contain an empty string value. Key: {name}")
 
 
 def test_start_key_outside_the_range(ddb, sorted_table):

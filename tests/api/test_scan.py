@@ -155,4 +155,5 @@ def test_start_key_of_another_segment(ddb, filled):
     assert fails(ddb.scan, TableName=filled, Segment=1, TotalSegments=2,
                  ExclusiveStartKey={"pk": {"S": first}}) == (
         "ValidationException",
-        "The provided Exclusive start key does not map to the provided segment")
+        "The provided starting key is invalid: Invalid ExclusiveStartKey. Please use "
+        "ExclusiveStartKey with correct Segment. TotalSegments: 2 Segment: 1")
