@@ -63,6 +63,10 @@ def table_document(request, body: dict) -> dict:
         "ProvisionedThroughput": table_rules.provisioned_summary(throughput),
         "TableId": str(uuid.uuid4()),
     }
+    doc["WarmThroughput"] = table_settings.warm(None, body.get("WarmThroughput"), throughput)
+    if body.get("OnDemandThroughput") is not None:
+        doc["OnDemandThroughput"] = table_settings.on_demand(
+            body["OnDemandThroughput"], mode == PAY_PER_REQUEST, "table")
     if "BillingMode" in body:
         doc["BillingModeSummary"] = {"BillingMode": mode}
         if mode == PAY_PER_REQUEST:
@@ -95,6 +99,7 @@ async def handle(request, body: dict) -> dict:
     description = await describe(db, table, counts=False)
     # The reply shows the table as DynamoDB answers it: still being created.
     description["TableStatus"] = CREATING
+    description["WarmThroughput"]["Status"] = CREATING
     for index in description.get("GlobalSecondaryIndexes", ()):
-        index["IndexStatus"] = CREATING
+        index["IndexStatus"] = index["WarmThroughput"]["Status"] = CREATING
     return {"TableDescription": description}

@@ -3,7 +3,7 @@ catalog entries."""
 from __future__ import annotations
 
 from okura import errors
-from okura.operations import table_rules
+from okura.operations import table_rules, table_settings
 from okura.operations.table_rules import PAY_PER_REQUEST
 
 MAX_GSI = 20
@@ -80,17 +80,15 @@ class Declared:
                 for index in self.locals]
         if self.globals:
             out["GlobalSecondaryIndexes"] = [
-                {"IndexName": index["IndexName"], "KeySchema": index["KeySchema"],
-                 "Projection": index["Projection"], "IndexStatus": "ACTIVE",
-                 "ProvisionedThroughput": table_rules.provisioned_summary(
-                     index.get("ProvisionedThroughput")),
-                 "IndexSizeBytes": 0, "ItemCount": 0}
-                for index in self.globals]
+                global_document(index, "ACTIVE") for index in self.globals]
         return out
 
     def check_throughput(self, mode: str) -> None:
         """Each global index's own throughput against the table's billing mode."""
         for index in self.globals or ():
+            if index.get("OnDemandThroughput") is not None:
+                table_settings.on_demand(index["OnDemandThroughput"], mode == PAY_PER_REQUEST,
+                                         f"index: {index['IndexName']}")
             throughput = index.get("ProvisionedThroughput")
             if mode == PAY_PER_REQUEST:
                 if throughput is not None:
@@ -102,6 +100,20 @@ class Declared:
                     "No provisioned throughput specified for the global secondary index")
             else:
                 table_rules.check_capacity(throughput, "index")
+
+
+def global_document(index: dict, status: str) -> dict:
+    """The catalog entry of a checked global index definition (CreateTable's, or an
+    UpdateTable Create action's)."""
+    throughput = index.get("ProvisionedThroughput")
+    entry = {"IndexName": index["IndexName"], "KeySchema": index["KeySchema"],
+             "Projection": index["Projection"], "IndexStatus": status,
+             "ProvisionedThroughput": table_rules.provisioned_summary(throughput),
+             "WarmThroughput": table_settings.warm(None, index.get("WarmThroughput"), throughput),
+             "IndexSizeBytes": 0, "ItemCount": 0}
+    if index.get("OnDemandThroughput") is not None:
+        entry["OnDemandThroughput"] = dict(index["OnDemandThroughput"])
+    return entry
 
 
 def declared(body: dict, table_schema: list[dict]) -> Declared:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from okura import errors
 from okura.core.catalog import DELETING, Table
-from okura.operations import index_rules, table_rules
+from okura.operations import index_rules, table_rules, table_settings
 from okura.operations.table_rules import PAY_PER_REQUEST, PROVISIONED
 
 GLOBAL = "GlobalSecondaryIndexes"
@@ -68,14 +68,12 @@ def _create(doc: dict, body: dict, action: dict, mode: str) -> dict:
             f"{index_rules.MAX_PROJECTED}, number of projected attributes:{projected}")  # unverified
     index_rules.Declared([action], None).check_throughput(mode)
     doc["AttributeDefinitions"] = definitions
-    return {"IndexName": name, "KeySchema": action["KeySchema"],
-            "Projection": action["Projection"], "IndexStatus": "CREATING", "Backfilling": False,
-            "ProvisionedThroughput": table_rules.provisioned_summary(
-                action.get("ProvisionedThroughput")),
-            "IndexSizeBytes": 0, "ItemCount": 0}
+    return dict(index_rules.global_document(action, "CREATING"), Backfilling=False)
 
 
 def _update(doc: dict, action: dict, mode: str) -> None:
+    """An Update action: the index's provisioned capacity, on-demand maximums or warm
+    throughput."""
     name = action["IndexName"]
     throughput = action.get("ProvisionedThroughput")
     if throughput is not None:
@@ -84,11 +82,24 @@ def _update(doc: dict, action: dict, mode: str) -> None:
                 _INVALID + "ProvisionedThroughput should not be specified for index: "
                 f"{name} when BillingMode is PAY_PER_REQUEST")  # unverified
         table_rules.check_capacity(throughput, "index")
-    doc[GLOBAL] = [dict(index, ProvisionedThroughput=dict(
-        index["ProvisionedThroughput"], ReadCapacityUnits=throughput["ReadCapacityUnits"],
-        WriteCapacityUnits=throughput["WriteCapacityUnits"]))
-        if index["IndexName"] == name and throughput is not None else index
-        for index in doc[GLOBAL]]
+    on_demand = action.get("OnDemandThroughput")
+    if on_demand is not None:
+        on_demand = table_settings.on_demand(on_demand, mode == PAY_PER_REQUEST, f"index: {name}")
+    doc[GLOBAL] = [_updated(index, throughput, on_demand, action.get("WarmThroughput"))
+                   if index["IndexName"] == name else index for index in doc[GLOBAL]]
+
+
+def _updated(index: dict, throughput: dict | None, on_demand: dict | None,
+             warm: dict | None) -> dict:
+    index = dict(index)
+    if throughput is not None:
+        index["ProvisionedThroughput"] = dict(
+            index["ProvisionedThroughput"], ReadCapacityUnits=throughput["ReadCapacityUnits"],
+            WriteCapacityUnits=throughput["WriteCapacityUnits"])
+    if on_demand is not None:
+        index["OnDemandThroughput"] = on_demand
+    index["WarmThroughput"] = table_settings.warm(index.get("WarmThroughput"), warm, throughput)
+    return index
 
 
 async def apply(db, table: Table, doc: dict, body: dict, now: float) -> None:

@@ -3,6 +3,7 @@ UpdateTable and DeleteTable return it."""
 from __future__ import annotations
 
 from okura.core.catalog import PRIVATE, Table
+from okura.operations import table_settings
 
 
 async def describe(db, table: Table, counts: bool = True) -> dict:
@@ -12,6 +13,7 @@ async def describe(db, table: Table, counts: bool = True) -> dict:
     doc = table.doc
     description = {name: value for name, value in doc.items() if name not in PRIVATE}
     description["TableStatus"] = table.status(now)
+    description["WarmThroughput"] = _warm(doc, description["TableStatus"])
     description["TableArn"] = table.arn
     ids = doc.get("IndexIds", {})
     stats = {}
@@ -29,8 +31,18 @@ async def describe(db, table: Table, counts: bool = True) -> dict:
     return description
 
 
+def _warm(owner: dict, status: str) -> dict:
+    """WarmThroughput as described: with its owner's status (tables created before okura
+    kept it: the default, raised to their provisioned capacity)."""
+    warm = owner.get("WarmThroughput") or table_settings.warm(
+        None, None, owner.get("ProvisionedThroughput"))
+    return dict(warm, Status=status)
+
+
 def _index(table: Table, index: dict, stats: tuple[int, int] | None) -> dict:
     described = dict(index, IndexArn=f"{table.arn}/index/{index['IndexName']}")
+    if "IndexStatus" in index:  # a global index
+        described["WarmThroughput"] = _warm(index, index["IndexStatus"])
     if stats is not None:
         described["ItemCount"], described["IndexSizeBytes"] = stats
     return described

@@ -1,5 +1,6 @@
 """A table's optional settings as CreateTable and UpdateTable take them: the
-stream, server-side encryption and tags."""
+stream, server-side encryption, tags, and the throughput settings that are not
+provisioned capacity (warm throughput, on-demand maximums)."""
 from __future__ import annotations
 
 import time
@@ -8,6 +9,9 @@ from okura import errors
 
 _INVALID = "One or more parameter values were invalid: "
 MAX_TAGS = 50
+# A new table's or global index's warm throughput, whatever its billing (developer
+# guide, "Understanding DynamoDB warm throughput"): it only grows from there.
+WARM_READ, WARM_WRITE = 12000, 4000
 
 
 def stream_label(now: float) -> str:
@@ -85,3 +89,38 @@ def merged_tags(current: dict, tags: list[dict]) -> dict:
         raise errors.limit_exceeded(
             f"The number of tags on the resource exceeds the limit of {MAX_TAGS}")  # unverified
     return merged
+
+
+def warm(current: dict | None, requested: dict | None = None,
+         provisioned: dict | None = None) -> dict:
+    """A table's or global index's WarmThroughput (its Status is added when described):
+    raised to what is `requested` and to `provisioned` capacity, never lowered."""
+    read = WARM_READ if current is None else current["ReadUnitsPerSecond"]
+    write = WARM_WRITE if current is None else current["WriteUnitsPerSecond"]
+    if requested:
+        asked_read = requested.get("ReadUnitsPerSecond", read)
+        asked_write = requested.get("WriteUnitsPerSecond", write)
+        if asked_read < read or asked_write < write:
+            raise errors.validation(  # unverified
+                _INVALID + "Warm throughput can only be increased: current ReadUnitsPerSecond "
+                f"{read}, WriteUnitsPerSecond {write}")
+        read, write = asked_read, asked_write
+    if provisioned:
+        read = max(read, provisioned["ReadCapacityUnits"])
+        write = max(write, provisioned["WriteCapacityUnits"])
+    return {"ReadUnitsPerSecond": read, "WriteUnitsPerSecond": write}
+
+
+def on_demand(spec: dict, on_demand_billing: bool, owner: str) -> dict:
+    """A checked OnDemandThroughput (maximum request units; -1: no maximum), which only
+    a table billed per request takes; `owner` names the table or index for the error."""
+    if not on_demand_billing:
+        raise errors.validation(  # unverified
+            _INVALID + f"OnDemandThroughput can only be specified for {owner} when "
+            "BillingMode is PAY_PER_REQUEST")
+    for member in ("MaxReadRequestUnits", "MaxWriteRequestUnits"):
+        value = spec.get(member)
+        if value is not None and value != -1 and value < 1:
+            raise errors.validation(  # unverified
+                _INVALID + f"{member} must be -1 or at least 1, but was {value}")
+    return dict(spec)

@@ -11,7 +11,7 @@ from okura.operations.table_rules import PAY_PER_REQUEST, PROVISIONED
 
 _CHANGES = ("ProvisionedThroughput", "BillingMode", "StreamSpecification",
             "GlobalSecondaryIndexUpdates", "SSESpecification", "ReplicaUpdates", "TableClass",
-            "DeletionProtectionEnabled")
+            "DeletionProtectionEnabled", "OnDemandThroughput", "WarmThroughput")
 
 
 def _billing_mode(doc: dict) -> str:
@@ -47,6 +47,12 @@ def _throughput(doc: dict, body: dict, now: float) -> None:
     table_rules.check_capacity(requested, "table")
     if current_mode == PAY_PER_REQUEST:
         _check_index_throughput(doc, body)
+        # on-demand maximums mean nothing to provisioned capacity
+        doc.pop("OnDemandThroughput", None)
+        if "GlobalSecondaryIndexes" in doc:
+            doc["GlobalSecondaryIndexes"] = [
+                {name: value for name, value in index.items() if name != "OnDemandThroughput"}
+                for index in doc["GlobalSecondaryIndexes"]]
     current = doc["ProvisionedThroughput"]
     read, write = requested["ReadCapacityUnits"], requested["WriteCapacityUnits"]
     old_read, old_write = current["ReadCapacityUnits"], current["WriteCapacityUnits"]
@@ -102,6 +108,12 @@ def updated_document(table: Table, body: dict, region: str, account: str, now: f
     doc = dict(table.doc)
     if "BillingMode" in body or "ProvisionedThroughput" in body:
         _throughput(doc, body, now)
+    if body.get("WarmThroughput") is not None or body.get("ProvisionedThroughput") is not None:
+        doc["WarmThroughput"] = table_settings.warm(
+            doc.get("WarmThroughput"), body.get("WarmThroughput"), body.get("ProvisionedThroughput"))
+    if body.get("OnDemandThroughput") is not None:
+        doc["OnDemandThroughput"] = table_settings.on_demand(
+            body["OnDemandThroughput"], _billing_mode(doc) == PAY_PER_REQUEST, "table")
     spec = body.get("StreamSpecification")
     if spec is not None:
         _stream(doc, spec, now)

@@ -49,7 +49,9 @@ def test_indexes_are_described(ddb):
         "IndexStatus": "ACTIVE",
         "ProvisionedThroughput": {"NumberOfDecreasesToday": 0, "ReadCapacityUnits": 0,
                                   "WriteCapacityUnits": 0},
-        "IndexSizeBytes": 0, "ItemCount": 0, "IndexArn": f"{arn}/index/byg"}]
+        "IndexSizeBytes": 0, "ItemCount": 0, "IndexArn": f"{arn}/index/byg",
+        "WarmThroughput": {"ReadUnitsPerSecond": 12000, "WriteUnitsPerSecond": 4000,
+                           "Status": "ACTIVE"}}]
     assert table["LocalSecondaryIndexes"] == [{
         "IndexName": "byl", "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"},
                                           {"AttributeName": "l", "KeyType": "RANGE"}],

@@ -161,3 +161,72 @@ def test_attribute_definitions_alone_change_nothing(ddb, table):
         "ValidationException", "At least one of ProvisionedThroughput, BillingMode, "
         "UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates "
         "is required")
+
+
+def warm(read: int, write: int, status: str = "ACTIVE") -> dict:
+    return {"ReadUnitsPerSecond": read, "WriteUnitsPerSecond": write, "Status": status}
+
+
+def test_warm_throughput_starts_at_the_default_and_only_grows(ddb):
+    """Developer guide, "Understanding DynamoDB warm throughput": a new table (and
+    global index) starts at 12,000 reads and 4,000 writes a second; UpdateTable raises
+    it, as does provisioned capacity above it."""
+    name = unique_name()
+    g = [{"AttributeName": "g", "AttributeType": "S"}]
+    created = ddb.create_table(
+        TableName=name, KeySchema=HASH, AttributeDefinitions=PK + g, BillingMode="PROVISIONED",
+        ProvisionedThroughput=throughput(1, 1), WarmThroughput={"ReadUnitsPerSecond": 15000},
+        GlobalSecondaryIndexes=[{
+            "IndexName": "byg", "Projection": {"ProjectionType": "ALL"},
+            "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+            "ProvisionedThroughput": throughput(1, 1)}])["TableDescription"]
+    assert created["WarmThroughput"] == warm(15000, 4000, "CREATING")
+    ddb.update_table(TableName=name, WarmThroughput={"WriteUnitsPerSecond": 5000})
+    ddb.update_table(TableName=name, ProvisionedThroughput=throughput(20000, 2))
+    table = ddb.describe_table(TableName=name)["Table"]
+    assert table["WarmThroughput"] == warm(20000, 5000)
+    assert table["GlobalSecondaryIndexes"][0]["WarmThroughput"] == warm(12000, 4000)
+    ddb.update_table(TableName=name, GlobalSecondaryIndexUpdates=[{"Update": {
+        "IndexName": "byg", "WarmThroughput": {"ReadUnitsPerSecond": 13000,
+                                               "WriteUnitsPerSecond": 4500}}}])
+    index = ddb.describe_table(TableName=name)["Table"]["GlobalSecondaryIndexes"][0]
+    assert index["WarmThroughput"] == warm(13000, 4500)
+    code, _ = update_error(ddb, TableName=name, WarmThroughput={"ReadUnitsPerSecond": 12000})
+    assert code == "ValidationException"
+    assert ddb.describe_table(TableName=name)["Table"]["WarmThroughput"] == warm(20000, 5000)
+
+
+def test_on_demand_maximums(ddb):
+    name = unique_name()
+    g = [{"AttributeName": "g", "AttributeType": "S"}]
+    ddb.create_table(
+        TableName=name, KeySchema=HASH, AttributeDefinitions=PK + g,
+        BillingMode="PAY_PER_REQUEST", OnDemandThroughput={"MaxReadRequestUnits": 10},
+        GlobalSecondaryIndexes=[{
+            "IndexName": "byg", "Projection": {"ProjectionType": "ALL"},
+            "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+            "OnDemandThroughput": {"MaxWriteRequestUnits": 7}}])
+    table = ddb.describe_table(TableName=name)["Table"]
+    assert table["OnDemandThroughput"] == {"MaxReadRequestUnits": 10}
+    assert table["GlobalSecondaryIndexes"][0]["OnDemandThroughput"] == {"MaxWriteRequestUnits": 7}
+    ddb.update_table(TableName=name, OnDemandThroughput={"MaxReadRequestUnits": -1,
+                                                         "MaxWriteRequestUnits": 50})
+    ddb.update_table(TableName=name, GlobalSecondaryIndexUpdates=[{"Update": {
+        "IndexName": "byg", "OnDemandThroughput": {"MaxReadRequestUnits": 5}}}])
+    table = ddb.describe_table(TableName=name)["Table"]
+    assert table["OnDemandThroughput"] == {"MaxReadRequestUnits": -1, "MaxWriteRequestUnits": 50}
+    assert table["GlobalSecondaryIndexes"][0]["OnDemandThroughput"] == {"MaxReadRequestUnits": 5}
+    # provisioned capacity has no on-demand maximums
+    ddb.update_table(TableName=name, BillingMode="PROVISIONED",
+                     ProvisionedThroughput=throughput(1, 1), GlobalSecondaryIndexUpdates=[
+                         {"Update": {"IndexName": "byg", "ProvisionedThroughput": throughput(1, 1)}}])
+    table = ddb.describe_table(TableName=name)["Table"]
+    assert "OnDemandThroughput" not in table
+    assert "OnDemandThroughput" not in table["GlobalSecondaryIndexes"][0]
+    code, _ = update_error(ddb, TableName=name, OnDemandThroughput={"MaxReadRequestUnits": 5})
+    assert code == "ValidationException"
+    with pytest.raises(ClientError) as excinfo:
+        ddb.create_table(TableName=unique_name(), KeySchema=HASH, AttributeDefinitions=PK,
+                         ProvisionedThroughput=throughput(1, 1),
+                         OnDemandThroughput={"MaxReadRequestUnits": 5})
+    assert error_of(excinfo)[0] == "ValidationException"
