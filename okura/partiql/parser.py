@@ -250,11 +250,17 @@ class _Parser:
             return In(left, tuple(choices))
         if self.accept("IS"):
             negated = self.accept("NOT")
-            if not self.accept("MISSING"):
+            missing = self.accept("MISSING")
+            if not missing and not self.accept("NULL"):
                 raise messages.unexpected(self.token)
             if type(left) is not Path:
                 raise messages.unexpected(token)
-            return Call("attribute_exists" if negated else "attribute_not_exists", (left,))
+            if missing:
+                return Call("attribute_exists" if negated else "attribute_not_exists", (left,))
+            # PartiQL: a missing value IS NULL too (MISSING IS NULL is true)
+            test = Or(Call("attribute_not_exists", (left,)),
+                      Call("attribute_type", (left, Const({"S": "NULL"}))))
+            return Not(test) if negated else test
         raise messages.unexpected(self.token)
 
     def call(self) -> Call:

@@ -47,6 +47,12 @@ def test_select_key_read_query_and_scan(ddb, pt):
     assert keys(run(ddb, f"SELECT * FROM \"{pt}\" WHERE n BETWEEN 3 AND 9")["Items"]) == [
         ("a", "3")]
     assert run(ddb, f"SELECT * FROM \"{pt}\" WHERE n IS MISSING")["Items"] == []
+    ddb.put_item(TableName=pt, Item={"pk": {"S": "c"}, "sk": {"S": "1"}, "n": {"NULL": True}})
+    # PartiQL: IS NULL holds for a NULL and for a missing value, IS NOT NULL for neither
+    assert sorted(keys(run(ddb, f"SELECT * FROM \"{pt}\" WHERE n IS NULL OR x IS NULL")[
+        "Items"])) == [("a", "1"), ("a", "2"), ("a", "3"), ("b", "1"), ("c", "1")]
+    assert keys(run(ddb, f"SELECT * FROM \"{pt}\" WHERE n IS NULL")["Items"]) == [("c", "1")]
+    assert len(run(ddb, f"SELECT * FROM \"{pt}\" WHERE n IS NOT NULL")["Items"]) == 4
 
 
 def test_limit_and_next_token_page_through_every_item(ddb, pt):
