@@ -18,6 +18,7 @@ from okura.core.ttl.sweeper import Sweeper
 from okura.server import auth
 from okura.server.http import HttpProtocol, decode_body, request_ids
 from okura.server.router import ROUTES
+from okura.shapes.nodes import mismatch
 
 log = logging.getLogger("okura")
 # Runs of a request whose table's catalog keeps changing underneath it (an index
@@ -46,9 +47,10 @@ class App:
             try:
                 body = orjson.loads(raw)
             except orjson.JSONDecodeError:
-                raise errors.serialization("Start of structure or map found where not expected.")  # unverified
+                # DynamoDB says nothing more of a body it cannot parse (users' reports)
+                raise errors.serialization() from None
             if type(body) is not dict:
-                raise errors.serialization("Start of structure or map found where not expected.")  # unverified
+                raise mismatch(body, None)
             try:
                 result = await handler(request, body)
             except CatalogChanged as changed:

@@ -10,6 +10,7 @@ _REQUIRED = ("Credential", "Signature", "SignedHeaders")
 
 
 _FAST_PREFIX = "AWS4-HMAC-SHA256 Credential="
+SERVICE = "dynamodb"  # the signing name of DynamoDB and of DynamoDB Streams alike
 # Region of each credential scope seen in the form every SDK sends (bounded).
 _SCOPES: dict[str, str] = {}
 _MAX_SCOPES = 1024
@@ -27,7 +28,7 @@ def region_of(authorization: str | None, has_date: bool) -> str:
         if region is not None:
             return region
         scope = credential.split("/")
-        if len(scope) == 5 and scope[2] and " " not in credential:
+        if len(scope) == 5 and scope[2] and scope[3] == SERVICE and " " not in credential:
             if len(_SCOPES) >= _MAX_SCOPES:
                 _SCOPES.clear()
             _SCOPES[credential] = scope[2]
@@ -50,8 +51,16 @@ def region_of(authorization: str | None, has_date: bool) -> str:
             "Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header.")
     if problems:
         raise errors.incomplete_signature(" ".join(problems) + f" Authorization={authorization}")
-    scope = params["Credential"].split("/")
-    if len(scope) != 5 or not scope[2]:
+    credential = params["Credential"]
+    scope = credential.split("/")
+    # Coral's texts, as users quote them (the first from other services behind it)
+    if len(scope) != 5:
+        raise errors.incomplete_signature(
+            "Credential must have exactly 5 slash-delimited elements, e.g. "
+            f"keyid/date/region/service/term, got '{credential}'")
+    if scope[3] != SERVICE:
+        raise errors.invalid_signature(f"Credential should be scoped to correct service: '{SERVICE}'. ")
+    if not scope[2]:
         raise errors.incomplete_signature(
             f"Credential should be scoped to a valid region. Authorization={authorization}")  # unverified
     return scope[2]

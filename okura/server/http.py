@@ -8,7 +8,6 @@ created; only a coroutine that really waits (a network backend) becomes a Task.
 from __future__ import annotations
 
 import asyncio
-import gzip
 import logging
 import time
 import types
@@ -31,6 +30,12 @@ _STATUS = {200: b"200 OK", 400: b"400 Bad Request", 404: b"404 Not Found",
            413: b"413 Request Entity Too Large", 500: b"500 Internal Server Error"}
 _JSON = b"application/x-amz-json-1.0"
 _KEEP, _CLOSE = b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n"
+_CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
+# Browsers call DynamoDB directly (the JavaScript SDK in a page): any origin may, and
+# reads the headers SDKs check.
+_CORS = (b"\r\nAccess-Control-Allow-Origin: *\r\nAccess-Control-Expose-Headers: "
+         b"x-amzn-RequestId, x-amzn-ErrorType, x-amz-crc32, Date")
+_PREFLIGHT = _CORS + b"\r\nAccess-Control-Allow-Methods: GET, POST, OPTIONS\r\nAccess-Control-Max-Age: 172800"
 
 
 def _head(status: int, content_type: bytes) -> bytes:
@@ -42,7 +47,8 @@ def _head(status: int, content_type: bytes) -> bytes:
 _JSON_HEADS = {status: _head(status, _JSON) for status in _STATUS}  # formatted once
 # The only request headers okura reads; the rest are skipped without decoding.
 _WANTED = {name.encode(): name for name in (
-    "x-amz-target", "authorization", "x-amz-date", "date", "content-encoding", "host")}
+    "x-amz-target", "authorization", "x-amz-date", "date", "content-encoding", "host",
+    "origin", "access-control-request-headers")}
 # Header names as SDKs spell them, looked up before lower-casing: what they stand for
 # (None: not read).
 _SPELLED = {**_WANTED, **{name.title(): wanted for name, wanted in _WANTED.items()},
@@ -161,7 +167,12 @@ class HttpProtocol(asyncio.Protocol):
     def on_header(self, name, value):
         wanted = _SPELLED.get(name, _UNKNOWN)
         if wanted is _UNKNOWN:
-            wanted = _WANTED.get(name.lower())
+            name = name.lower()
+            wanted = _WANTED.get(name)
+            if name == b"expect" and value.lower() == b"100-continue" and self.transport:
+                # the client waits for leave to send its body (curl; Guzzle on large
+                # bodies); a header callback, as one per request would cost every request
+                self.transport.write(_CONTINUE)
         if wanted is not None:
             self.headers[wanted] = value.decode("latin-1")
 
@@ -190,9 +201,7 @@ class HttpProtocol(asyncio.Protocol):
             task.add_done_callback(lambda done: self._admin_finished(done, keep_alive))
             return
         if method != b"POST":
-            host = headers.get("host", "localhost").rpartition(":")[0] or headers.get("host", "")
-            self._write(200, b"healthy: " + host.encode() + b" ", keep_alive, b"text/plain",
-                        next(self.app.request_ids))
+            self._other_method(method, headers, keep_alive)
             return
         request = Request(headers, next(self.app.request_ids), self.app, self.local_address)
         coro = self.app.dispatch(request, body)
@@ -209,6 +218,20 @@ class HttpProtocol(asyncio.Protocol):
         self.busy = False
         self._reply(request, task.result(), keep_alive)
         self._start_queued()
+
+    def _other_method(self, method: bytes, headers: dict, keep_alive: bool) -> None:
+        """A browser's CORS preflight, or the health check DynamoDB answers a GET with."""
+        request_id = next(self.app.request_ids)
+        if method == b"OPTIONS" and "origin" in headers:
+            allowed = headers.get("access-control-request-headers", "*").encode("latin-1")
+            self._write(200, b"", keep_alive, b"text/plain", request_id,
+                        _PREFLIGHT + b"\r\nAccess-Control-Allow-Headers: " + allowed)
+            return
+        host = headers.get("host", "localhost")
+        if not host.endswith("]"):  # a port follows the name, or an IPv6 address's "]"
+            host = host.rpartition(":")[0] or host
+        self._write(200, b"healthy: " + host.encode("latin-1") + b" ", keep_alive, b"text/plain",
+                    request_id, _CORS if "origin" in headers else b"", method != b"HEAD")
 
     def _admin_finished(self, task, keep_alive):
         self.busy = False
@@ -230,19 +253,22 @@ class HttpProtocol(asyncio.Protocol):
         if commit_error is not None:
             error = errors.internal_server_error()
             status, body = error.status, error.body()
-        self._write(status, body, keep_alive, _JSON, request.request_id)
+        self._write(status, body, keep_alive, _JSON, request.request_id,
+                    _CORS if "origin" in request.headers else b"")
 
-    def _write(self, status, body, keep_alive, content_type, request_id):
+    def _write(self, status, body, keep_alive, content_type, request_id, extra=b"",
+               with_body=True):
         """Every reply carries a request id and the body's CRC32, as DynamoDB's API replies
-        do; the health check and admin replies share the one format."""
+        do; the health check and admin replies share the one format. `extra`: more header
+        lines; a reply to HEAD (not `with_body`) says the length of a body it leaves out."""
         if self.transport is None:
             return
         closing = not keep_alive or self.closing
         head = (_JSON_HEADS.get(status) if content_type is _JSON else None) or _head(
             status, content_type)
-        self.transport.write(b"%s%d\r\nDate: %s\r\nx-amzn-RequestId: %s\r\nx-amz-crc32: %d%s%s" % (
-            head, len(body), _http_date.date(), request_id, zlib.crc32(body),
-            _CLOSE if closing else _KEEP, body))
+        self.transport.write(b"%s%d\r\nDate: %s\r\nx-amzn-RequestId: %s\r\nx-amz-crc32: %d%s%s%s" % (
+            head, len(body), _http_date.date(), request_id, zlib.crc32(body), extra,
+            _CLOSE if closing else _KEEP, body if with_body else b""))
         if closing:
             self.transport.close()
             self.transport = None
@@ -262,10 +288,15 @@ class HttpProtocol(asyncio.Protocol):
 def decode_body(headers: dict, body: bytes) -> bytes:
     """The request body, gunzipped when the client compressed it."""
     if headers.get("content-encoding", "").lower() == "gzip":
+        # inflated no further than the largest body okura takes: a small body may
+        # stand for gigabytes
+        inflate = zlib.decompressobj(wbits=31)
         try:
-            body = gzip.decompress(body)
-        except (OSError, EOFError, zlib.error):
+            body = inflate.decompress(body, MAX_BODY + 1)
+        except zlib.error:
             raise errors.serialization("Unable to decompress the request body")  # unverified
         if len(body) > MAX_BODY:
             raise errors.request_too_large()
+        if not inflate.eof:
+            raise errors.serialization("Unable to decompress the request body")  # unverified
     return body

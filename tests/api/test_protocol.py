@@ -137,9 +137,105 @@ def test_authorization_part_without_equals(server):
         f"equal-sign) in Authorization header: '{auth}'.")
 
 
-@pytest.mark.parametrize("body", [b"{not json", b"[1, 2]", b"\"text\""])
-def test_malformed_json_is_a_serialization_error(server, body):
+@pytest.mark.parametrize("body, message", [
+    (b"{not json", None), (b"", None),  # DynamoDB says no more of what it cannot parse
+    (b"[1, 2]", "Start of list found where not expected"),
+    (b"\"text\"", "Unexpected field type")])
+def test_malformed_json_is_a_serialization_error(server, body, message):
     reply = server.post("ListTables", body)
+    assert reply.status == 400
+    assert reply.json["__type"] == "com.amazon.coral.service#SerializationException"
+    assert reply.json.get("message") == message
+
+
+def test_credential_scope_names_dynamodb(server):
+    """Coral's messages, as users quote them: a credential of other than five parts, a
+    scope for another service (DynamoDB Streams signs as dynamodb too)."""
+    def sent(credential):
+        return server.post("ListTables", {}, headers={
+            "Authorization": f"AWS4-HMAC-SHA256 Credential={credential}, SignedHeaders=host, "
+                             "Signature=x"}).json
+    assert sent("A/20260101/us-east-1") == {
+        "__type": "com.amazon.coral.service#IncompleteSignatureException",
+        "message": "Credential must have exactly 5 slash-delimited elements, e.g. "
+                   "keyid/date/region/service/term, got 'A/20260101/us-east-1'"}
+    for service in ("s3", "dynamodb_streams"):
+        assert sent(f"A/20260101/us-east-1/{service}/aws4_request") == {
+            "__type": "com.amazon.coral.service#InvalidSignatureException",
+            "message": "Credential should be scoped to correct service: 'dynamodb'. "}
+    assert "TableNames" in sent("B/20260101/eu-west-1/dynamodb/aws4_request")
+
+
+def raw_exchange(server, data: bytes, until: bytes, wait_first: bytes | None = None,
+                 rest: bytes = b"") -> bytes:
+    """Send `data` on a fresh connection (then `rest` once `wait_first` arrived); read until
+    `until` has arrived."""
+    import socket
+
+    with socket.create_connection(("127.0.0.1", server.port), timeout=5) as sock:
+        sock.sendall(data)
+        received = b""
+        if wait_first is not None:
+            while wait_first not in received:
+                received += sock.recv(65536)
+            sock.sendall(rest)
+        while until not in received:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            received += chunk
+        return received
+
+
+SIGNED = (b"X-Amz-Target: DynamoDB_20120810.ListTables\r\nX-Amz-Date: 20260101T000000Z\r\n"
+          b"Authorization: AWS4-HMAC-SHA256 Credential=A/20260101/us-east-1/dynamodb/"
+          b"aws4_request, SignedHeaders=host, Signature=x\r\n")
+
+
+def test_expect_100_continue_is_answered_before_the_body(server):
+    head = (b"POST / HTTP/1.1\r\nHost: x\r\n" + SIGNED +
+            b"Expect: 100-continue\r\nContent-Length: 2\r\n\r\n")
+    received = raw_exchange(server, head, b"TableNames", wait_first=b"100 Continue", rest=b"{}")
+    assert received.startswith(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK")
+
+
+def test_head_reply_has_no_body(server):
+    """A reply to HEAD says its length but leaves the body out: the next reply on the
+    connection starts clean."""
+    received = raw_exchange(server, b"HEAD / HTTP/1.1\r\nHost: x\r\n\r\n"
+                                    b"GET / HTTP/1.1\r\nHost: [::1]:80\r\n\r\n", b"healthy: [::1] ")
+    first, second = received.split(b"HTTP/1.1 ")[1:]
+    assert first.endswith(b"\r\n\r\n") and b"Content-Length: 11\r\n" in first
+    assert second.endswith(b"\r\n\r\nhealthy: [::1] ")
+
+
+def test_browsers_may_call_from_any_origin(server):
+    """The JavaScript SDK in a web page calls DynamoDB directly: the preflight is
+    answered, and replies let the page read the headers SDKs check."""
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+    connection.request("OPTIONS", "/", headers={
+        "Origin": "http://localhost:3000", "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "authorization,content-type,x-amz-date,x-amz-target"})
+    response = connection.getresponse()
+    assert response.status == 200 and response.read() == b""
+    assert response.getheader("Access-Control-Allow-Origin") == "*"
+    assert response.getheader("Access-Control-Allow-Headers") == (
+        "authorization,content-type,x-amz-date,x-amz-target")
+    assert "POST" in response.getheader("Access-Control-Allow-Methods")
+    reply = server.post("ListTables", {}, headers={"Origin": "http://localhost:3000"})
+    assert reply.status == 200 and reply.headers["access-control-allow-origin"] == "*"
+    assert "x-amz-crc32" in reply.headers["access-control-expose-headers"]
+    assert "access-control-allow-origin" not in server.post("ListTables", {}).headers
+
+
+def test_gzip_body_inflates_no_further_than_the_largest_request(server):
+    bomb = zlib.compressobj(wbits=31)
+    body = bomb.compress(b"{" + b" " * (40 * 1024 * 1024)) + bomb.flush()
+    reply = server.post("ListTables", body, headers={"Content-Encoding": "gzip"})
+    assert reply.status == 413
+    assert reply.json["__type"] == "com.amazon.coral.service#RequestEntityTooLargeException"
+    truncated = gzip.compress(b'{"Limit": 5}')[:-6]
+    reply = server.post("ListTables", truncated, headers={"Content-Encoding": "gzip"})
     assert reply.status == 400
     assert reply.json["__type"] == "com.amazon.coral.service#SerializationException"
 
