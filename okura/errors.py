@@ -115,8 +115,7 @@ def expired_iterator() -> DynamoError:
 def trimmed_data_access() -> DynamoError:
     """DynamoDB Streams: a read of a stream record past the retention period."""
     return DynamoError(_DYNAMO + "TrimmedDataAccessException",
-                       "The operation attempted to read past the oldest stream record in a "
-                       "shard.")  # unverified
+                       "The data you are trying to access has been trimmed.")
 
 
 def transaction_canceled(reasons: list[dict]) -> DynamoError:

@@ -76,12 +76,11 @@ async def write(db, changes: list[items.Change], token: str | None = None,
     TransactionCanceledException. With a claimed `token`, `outcome(written)` is
     recorded in the same storage transaction; if the transaction fails, the claim is
     dropped so the token may be used again."""
-    settle = None
-    if token is not None:
-        async def settle(unit, written):
-            await unit.token_settle(token, outcome(written), db.clock.now() + TOKEN_LIFETIME)
+    async def settle(unit, written):
+        await unit.token_settle(token, outcome(written), db.clock.now() + TOKEN_LIFETIME)
     try:
-        return await items.write_all(db, changes, wait=False, before_commit=settle)
+        return await items.write_all(db, changes, wait=False,
+                                     before_commit=None if token is None else settle)
     except BaseException as failure:
         if token is not None:
             async with db.engine.transaction() as unit:

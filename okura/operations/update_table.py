@@ -97,8 +97,7 @@ def _stream(doc: dict, spec: dict, now: float) -> None:
         doc.update(table_settings.stream(spec, now))
     else:
         if not enabled:
-            raise errors.validation(
-                f"Table already has no enabled stream: TableName: {doc['TableName']}")  # unverified
+            raise errors.validation(f"Table has no stream to disable: TableName: {doc['TableName']}")
         # The old stream stays readable (LatestStreamLabel) after it is disabled.
         del doc["StreamSpecification"]
 

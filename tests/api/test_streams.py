@@ -299,6 +299,19 @@ def test_unknown_stream_and_shard(ddb, streams):
                                  "Requested resource not found: Shard does not exist")
 
 
+def test_a_stream_arn_must_be_one(ddb, streams):
+    """Not found is for a stream ARN naming no stream; anything else is invalid."""
+    _, arn = stream_table(ddb)
+    table_arn = arn.partition("/stream/")[0]
+    for call in (lambda: streams.describe_stream(StreamArn=table_arn),
+                 lambda: streams.get_shard_iterator(StreamArn="x" * 40, ShardId="shardId-" + "0" * 29,
+                                                    ShardIteratorType="LATEST"),
+                 lambda: streams.list_streams(ExclusiveStartStreamArn=table_arn)):
+        with pytest.raises(ClientError) as excinfo:
+            call()
+        assert error_of(excinfo) == ("ValidationException", "Invalid StreamArn")
+
+
 def test_request_errors(ddb, streams):
     name, arn = stream_table(ddb)
     ddb.put_item(TableName=name, Item=item("a"))

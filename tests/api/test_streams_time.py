@@ -118,7 +118,7 @@ def test_trimmed_records_refuse_iterators_and_reads(node, ddb, streams):
         SequenceNumber=first["dynamodb"]["SequenceNumber"])["ShardIterator"]
     advance(node, 10 * 60)  # both records trimmed; the iterator is still fresh
     trimmed = ("TrimmedDataAccessException",
-               "The operation attempted to read past the oldest stream record in a shard.")
+               "The data you are trying to access has been trimmed.")
     with pytest.raises(ClientError) as excinfo:
         streams.get_records(ShardIterator=at_first)
     assert error_of(excinfo) == trimmed

@@ -100,7 +100,7 @@ def test_enable_and_disable_stream(ddb, table):
     assert "StreamSpecification" not in described
     assert described["LatestStreamArn"] == arn
     assert update_error(ddb, TableName=table, StreamSpecification={"StreamEnabled": False}) == (
-        "ValidationException", f"Table already has no enabled stream: TableName: {table}")
+        "ValidationException", f"Table has no stream to disable: TableName: {table}")
     assert update_error(ddb, TableName=table, StreamSpecification={
         "StreamEnabled": False, "StreamViewType": "KEYS_ONLY"}) == (
         "ValidationException", INVALID + "You cannot specify a StreamViewType when disabling a "

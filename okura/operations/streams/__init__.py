@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from okura import errors
 from okura.core.streams import read
-from okura.core.streams.state import Stream
+from okura.core.streams.state import Stream, parse_arn
 
 
 def horizon(request) -> float:
@@ -24,7 +24,14 @@ def check_limit(body: dict, maximum: int) -> int:
     return limit
 
 
+def check_arn(arn: str) -> None:
+    """A StreamArn member must be a stream's ARN (users' reports quote the message)."""
+    if parse_arn(arn) is None:
+        raise errors.validation("Invalid StreamArn")
+
+
 async def existing_stream(request, arn: str) -> Stream:
+    check_arn(arn)
     stream = await read.find(request.app.db, arn, horizon(request))
     if stream is None:
         raise errors.resource_not_found(

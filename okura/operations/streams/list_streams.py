@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from okura import shapes
 from okura.core.streams import read
-from okura.operations.streams import check_limit, horizon
+from okura.operations.streams import check_arn, check_limit, horizon
 from okura.operations.table_rules import table_name
 
 MAX_LIMIT = 100
@@ -12,6 +12,8 @@ MAX_LIMIT = 100
 async def handle(request, body: dict) -> dict:
     shapes.check("ListStreams", body)
     limit = check_limit(body, MAX_LIMIT)
+    if body.get("ExclusiveStartStreamArn") is not None:
+        check_arn(body["ExclusiveStartStreamArn"])
     name = body.get("TableName")
     streams, more = await read.listing(request.app.db, request.region,
                                        None if name is None else table_name(name),
