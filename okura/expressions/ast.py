@@ -107,6 +107,7 @@ class Update:
     removes: tuple = ()
     adds: tuple = ()
     deletes: tuple = ()
+    legacy: bool = False  # from AttributeUpdates, whose type errors DynamoDB words its own way
     paths: tuple = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):

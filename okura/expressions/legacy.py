@@ -144,7 +144,7 @@ def update(updates: dict) -> Update:
                 raise errors.validation(f"{_INVALID}DELETE action with value is not supported "
                                         f"for the type {_LONG_NAMES[kind]}")
             deletes.append((path, Const(value)))
-    return Update(tuple(sets), tuple(removes), tuple(adds), tuple(deletes))
+    return Update(tuple(sets), tuple(removes), tuple(adds), tuple(deletes), legacy=True)
 
 
 def _expected(name: str, spec: dict):

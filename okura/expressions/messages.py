@@ -178,5 +178,9 @@ def wrong_data_type() -> DynamoError:
     return errors.validation("An operand in the update expression has an incorrect data type")
 
 
+def legacy_type_mismatch() -> DynamoError:
+    return errors.validation("Type mismatch for attribute to update")
+
+
 def invalid_update_path() -> DynamoError:
     return errors.validation("The document path provided in the update expression is invalid for update")

@@ -20,7 +20,7 @@ from okura.expressions.evaluate import constant, get
 def apply_update(upd: Update, item: dict,
                  values: dict | None = None) -> tuple[dict, tuple[Path, ...]]:
     """The updated item and the paths the update wrote (for ReturnValues UPDATED_*)."""
-    writer = _Writer(item)
+    writer = _Writer(item, upd.legacy)
     if upd.sets:
         new = [_value(value, item, values) for _, value in upd.sets]
         for path, value in _in_order(zip((p for p, _ in upd.sets), new), _ascending):
@@ -77,11 +77,16 @@ def _value(node, item: dict, values: dict | None) -> dict:
 
 
 class _Writer:
-    __slots__ = ("item", "fresh")
+    __slots__ = ("item", "fresh", "legacy")
 
-    def __init__(self, item: dict):
+    def __init__(self, item: dict, legacy: bool = False):
         self.item = dict(item)
         self.fresh: set[int] = set()  # ids of the maps and lists this update has copied
+        self.legacy = legacy
+
+    def wrong_type(self):
+        # AttributeUpdates' ADD and DELETE word it as users quote it from DynamoDBMapper
+        return messages.legacy_type_mismatch() if self.legacy else messages.wrong_data_type()
 
     def parent(self, elements: tuple):
         """The (copied) map members or list holding the path's last element; None if there is none."""
@@ -127,7 +132,7 @@ class _Writer:
         if existing is None:
             result = value
         elif kind not in existing:
-            raise messages.wrong_data_type()
+            raise self.wrong_type()
         elif kind == "N":
             result = {"N": numbers.add(existing["N"], value["N"])}
         else:
@@ -146,7 +151,7 @@ class _Writer:
             return
         kind = next(iter(value))
         if kind not in existing:
-            raise messages.wrong_data_type()
+            raise self.wrong_type()
         gone = set(value[kind])
         kept = [m for m in existing[kind] if m not in gone]
         if kept:

@@ -6,6 +6,7 @@ from okura import partiql, shapes
 from okura.core import transactions
 from okura.errors import DynamoError
 from okura.operations import partiql_statements
+from okura.operations.single_item import index_write_units
 from okura.operations.transact_capacity import Tally, write_units
 from okura.values import sizes
 
@@ -41,7 +42,8 @@ async def _one(request, entry: dict, tally: Tally) -> dict:
             reply["Item"] = page.items[0]
         return reply
     change, old, new, returned = await partiql_statements.write_alone(request, stmt, entry)
-    tally.add(change.table.name, write_units(old, new, transactional=False))
+    tally.add(change.table.name, write_units(old, new, transactional=False),
+              index_write_units(change.table, old, new))
     reply = {"TableName": change.table.name}
     if returned is not None:
         reply["Item"] = returned

@@ -182,9 +182,14 @@ def write_units(table: Table, old: dict | None, new: dict | None) -> tuple[float
     """(table units, [(index, units)]) one item write costs: the larger of the old and
     new item on the table, plus each secondary index entry write it caused."""
     size = max(sizes.item_size(old) if old else 0, sizes.item_size(new) if new else 0)
+    return sizes.write_units(size), index_write_units(table, old, new)
+
+
+def index_write_units(table: Table, old: dict | None, new: dict | None) -> list:
+    """[(index, units)] of the secondary index entry writes an item write caused."""
     indexes = [(index, _index_write_units(index, table, old, new))
                for index in index_entries.live(table)]
-    return sizes.write_units(size), [(index, units) for index, units in indexes if units]
+    return [(index, units) for index, units in indexes if units]
 
 
 def _index_write_units(index: Index, table: Table, old: dict | None, new: dict | None) -> float:

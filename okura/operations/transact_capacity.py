@@ -9,28 +9,38 @@ READ, WRITE = "ReadCapacityUnits", "WriteCapacityUnits"
 
 
 class Tally:
-    """Units per table name, summed in order of first use."""
+    """Units per table name, summed in order of first use, and per secondary index."""
 
-    __slots__ = ("units",)
+    __slots__ = ("units", "indexes")
 
     def __init__(self):
         self.units: dict[str, float] = {}
+        self.indexes: dict[str, dict] = {}  # table name: {(group, index name): units}
 
-    def add(self, table_name: str, units: float) -> None:
+    def add(self, table_name: str, units: float, indexes=()) -> None:
+        """`indexes`: the (Index, units) pairs a write spent on the table's indexes."""
         self.units[table_name] = self.units.get(table_name, 0.0) + units
+        spent = self.indexes.setdefault(table_name, {})
+        for index, index_units in indexes:
+            group = "GlobalSecondaryIndexes" if index.is_global else "LocalSecondaryIndexes"
+            spent[group, index.name] = spent.get((group, index.name), 0.0) + index_units
 
     def reply(self, body: dict, kind: str | None) -> list | None:
         """The ConsumedCapacity list; `kind` names the units (None: reads and writes mixed)."""
         mode = body.get("ReturnConsumedCapacity")
         if mode not in ("TOTAL", "INDEXES"):
             return None
+        def units_of(units: float) -> dict:
+            return {"CapacityUnits": units} if kind is None else {"CapacityUnits": units,
+                                                                  kind: units}
         out = []
         for name, units in self.units.items():
-            units_of = {"CapacityUnits": units} if kind is None else {
-                "CapacityUnits": units, kind: units}
-            entry = {"TableName": name, **units_of}
+            indexes = self.indexes.get(name, {})
+            entry = {"TableName": name, **units_of(units + sum(indexes.values()))}
             if mode == "INDEXES":
-                entry["Table"] = dict(units_of)
+                entry["Table"] = units_of(units)
+                for (group, index), spent in indexes.items():
+                    entry.setdefault(group, {})[index] = units_of(spent)
             out.append(entry)
         return out
 

@@ -7,7 +7,7 @@ import orjson
 from okura import errors, shapes
 from okura.core import transactions
 from okura.operations import write_actions
-from okura.operations.single_item import item_collection_metrics
+from okura.operations.single_item import index_write_units, item_collection_metrics
 from okura.operations.transact_capacity import READ, WRITE, Tally, write_units
 from okura.values import sizes
 
@@ -44,7 +44,10 @@ async def run(request, body: dict, operation: str, parameters, actions: list) ->
     tally, metrics = Tally(), {}
     for action, done in zip(actions, written):
         change = action.change
-        tally.add(change.table.name, write_units(done.old, done.old if action.check else done.new))
+        # index entries follow at the standard rate: they are not part of the transaction
+        # (unverified)
+        tally.add(change.table.name, write_units(done.old, done.old if action.check else done.new),
+                  () if action.check else index_write_units(change.table, done.old, done.new))
         collection = None if action.check else item_collection_metrics(
             change.table, body, change.key, done.collection_size)
         if collection is not None:

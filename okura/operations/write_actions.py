@@ -14,6 +14,9 @@ from okura.operations.table_rules import table_name
 from okura.values import key_rules, sizes, validation
 
 _KINDS = ("ConditionCheck", "Put", "Delete", "Update")
+_MEMBERS = frozenset(("TableName", "Key", "Item", "UpdateExpression", "ConditionExpression",
+                      "ExpressionAttributeNames", "ExpressionAttributeValues",
+                      "ReturnValuesOnConditionCheckFailure"))
 
 
 class Action(NamedTuple):
@@ -106,7 +109,9 @@ async def from_request(request, entry: dict) -> Action:
         raise errors.validation(
             "TransactItems can only contain one of Check, Put, Update or Delete")  # unverified
     kind = kinds[0]
-    body = entry[kind]
+    # a transaction's actions have no legacy members (Expected, AttributeUpdates, ...):
+    # what the request model does not know is no part of the request
+    body = {member: value for member, value in entry[kind].items() if member in _MEMBERS}
     record = body["Item"] if kind == "Put" else body["Key"]
     validation.check_item(record)
     condition, upd = write_expressions(body, "UpdateItem" if kind == "Update" else "PutItem")

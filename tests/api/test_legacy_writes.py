@@ -122,6 +122,18 @@ def test_attribute_updates(ddb, item):
     assert stored(ddb, table, key) == {**key, **reply["Attributes"]}
 
 
+@pytest.mark.parametrize("name, update", [
+    ("s", {"Action": "ADD", "Value": {"N": "1"}}),
+    ("tags", {"Action": "ADD", "Value": {"NS": ["1"]}}),
+    ("tags", {"Action": "DELETE", "Value": {"NS": ["1"]}})])
+def test_attribute_updates_of_the_wrong_type(ddb, item, name, update):
+    """AttributeUpdates words it its own way (as DynamoDBMapper users quote it), not as
+    an UpdateExpression would."""
+    table, key = item
+    assert fails(ddb.update_item, TableName=table, Key=key, AttributeUpdates={name: update}) == (
+        invalid("Type mismatch for attribute to update"))
+
+
 def test_attribute_updates_create_the_item(ddb, table):
     key = {"pk": {"S": "fresh"}}
     ddb.update_item(TableName=table, Key=key,
