@@ -2,7 +2,7 @@
 its own; reads must name a whole key."""
 from __future__ import annotations
 
-from okura import partiql, shapes
+from okura import errors, partiql, shapes
 from okura.core import transactions
 from okura.errors import DynamoError
 from okura.operations import partiql_statements
@@ -13,13 +13,21 @@ from okura.values import sizes
 
 async def handle(request, body: dict):
     shapes.check("BatchExecuteStatement", body)
+    statements = [_prepared(entry) for entry in body["Statements"]]
+    reads = {type(stmt) is partiql.Select for stmt in statements if type(stmt) is not DynamoError}
+    if len(reads) > 1:
+        # "The entire batch must consist of either read statements or write statements"
+        raise errors.validation(
+            "Batch must contain either all read statements or all write statements")  # unverified
     responses, tally = [], Tally()
-    for entry in body["Statements"]:
+    for entry, stmt in zip(body["Statements"], statements):
         try:
-            responses.append(await _one(request, entry, tally))
+            if type(stmt) is DynamoError:
+                raise stmt
+            responses.append(await _one(request, entry, stmt, tally))
         except DynamoError as error:
-            failure = transactions.reason(error)
-            responses.append({"Error": {"Code": failure["Code"], "Message": failure["Message"]}})
+            # the item a failed condition saw, when the statement asked for it (ALL_OLD)
+            responses.append({"Error": transactions.reason(error, (error.extra or {}).get("Item"))})
     out = {"Responses": responses}
     capacity = tally.reply(body, None)
     if capacity is not None:
@@ -27,8 +35,15 @@ async def handle(request, body: dict):
     return out
 
 
-async def _one(request, entry: dict, tally: Tally) -> dict:
-    stmt = partiql_statements.prepare(entry)
+def _prepared(entry: dict):
+    """The statement, or the error that is its response."""
+    try:
+        return partiql_statements.prepare(entry)
+    except DynamoError as error:
+        return error
+
+
+async def _one(request, entry: dict, stmt, tally: Tally) -> dict:
     if type(stmt) is partiql.Select:
         table = (await partiql_statements.source_of(request, stmt)).table
         key, _ = partiql_statements.split_key(table, stmt.where)

@@ -25,8 +25,9 @@ async def handle(request, body: dict):
         # transactions with PartiQL")
         raise partiql.messages.malformed(
             "RETURNING is not allowed in a transaction")  # unverified
-    actions = [await partiql_statements.write_change(request, stmt, body)
-               for stmt in statements]
+    # each statement's own ReturnValuesOnConditionCheckFailure decides its reason's Item
+    actions = [await partiql_statements.write_change(request, stmt, entry)
+               for stmt, entry in zip(statements, entries)]
     write_actions.check_unique(actions)
     return await transact_write_items.run(request, body, "ExecuteTransaction", entries, actions)
 

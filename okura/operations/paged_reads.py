@@ -10,6 +10,7 @@ from okura.expressions import legacy
 from okura.core import reads
 from okura.core.catalog import Table
 from okura.core.reads import Page, Source
+from okura.operations.single_item import capacity_reply
 from okura.values import key_rules, sizes, validation
 
 ALL, PROJECTED, SPECIFIC, COUNT = ("ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES",
@@ -154,18 +155,17 @@ class Reading:
         return items, units
 
     def _capacity(self, size: int, fetched_units: float) -> dict:
-        units = sizes.read_units(size, self.consistent)
-        source = self.source
-        consumed = {"TableName": source.table.name, "CapacityUnits": units + fetched_units}
-        if self.mode == "INDEXES":
-            index = source.index
-            if index is None:
-                consumed["Table"] = {"CapacityUnits": units}
-            else:
-                consumed["Table"] = {"CapacityUnits": fetched_units}  # unverified when 0
-                kind = "GlobalSecondaryIndexes" if index.is_global else "LocalSecondaryIndexes"
-                consumed[kind] = {index.name: {"CapacityUnits": units}}
-        return consumed
+        return read_capacity(self.source, self.mode, sizes.read_units(size, self.consistent),
+                             fetched_units)
+
+
+def read_capacity(source: Source, mode: str, units: float, fetched_units: float = 0.0) -> dict:
+    """ConsumedCapacity of a read of `units` from a table or an index (plus the table
+    reads an LSI read fetched): an index read spends on the index."""
+    if source.index is None:
+        return capacity_reply(source.table, mode, units + fetched_units)
+    # unverified: the Table entry when nothing was fetched from it (0)
+    return capacity_reply(source.table, mode, fetched_units, [(source.index, units)])
 
 
 def _source(table: Table, body: dict) -> Source:

@@ -15,13 +15,14 @@ import orjson
 from okura import errors, expressions, partiql
 from okura.core import items, reads
 from okura.core.catalog import Table
-from okura.expressions.ast import And, Call, Compare, Const, In, Path
+from okura.expressions.ast import And, Call, Compare, Const, In, Or, Path
 from okura.operations import write_actions
 from okura.operations.single_item import active_table, check_key, returned_values
 from okura.partiql import messages
 from okura.values import key_rules, ordering, sizes, validation
 
 _SETS = frozenset(("SS", "NS", "BS"))
+MAX_KEYS_IN = 50  # partition key values a read may name (developer guide, "PartiQL operators")
 
 
 def prepare(body: dict):
@@ -132,23 +133,35 @@ async def source_of(request, select: partiql.Select) -> reads.Source:
 
 
 def _partitions(source: reads.Source, where) -> list[dict] | None:
-    """Partition key values WHERE confines a read to (an equality or IN on a single
-    partition key attribute), or None for a scan."""
+    """Partition key values WHERE confines a read to (an equality, an IN, or an OR of
+    those on a single partition key attribute), or None for a scan."""
     if len(source.hash_keys) != 1:
         return None
     name, type_ = source.hash_keys[0]
     for term in _terms(where):
-        found = _equality(term, (name,))
-        if found is not None:
-            values = [found[1]]
-        elif type(term) is In and term.operand == Path((name,)) and all(
-                type(choice) is Const for choice in term.choices):
-            values = [choice.value for choice in term.choices]
-        else:
+        values = _key_values(term, name)
+        if values is None:
             continue
+        if len(values) > MAX_KEYS_IN:
+            raise messages.too_many_in(MAX_KEYS_IN)
         # a value of another type than the key's matches nothing
         unique = {orjson.dumps(v): v for v in values if type_ in v}
         return list(unique.values())
+    return None
+
+
+def _key_values(term, name: str) -> list[dict] | None:
+    """The values a term allows attribute `name`, when it allows no others."""
+    found = _equality(term, (name,))
+    if found is not None:
+        return [found[1]]
+    if type(term) is In and term.operand == Path((name,)) and all(
+            type(choice) is Const for choice in term.choices):
+        return [choice.value for choice in term.choices]
+    if type(term) is Or:
+        left, right = _key_values(term.left, name), _key_values(term.right, name)
+        if left is not None and right is not None:
+            return left + right
     return None
 
 
@@ -172,19 +185,26 @@ def _ordered(source: reads.Source, order: tuple, partitions: list[dict] | None) 
 
 
 class Page:
-    __slots__ = ("items", "size", "next_token")
+    """A SELECT's page: its items, the size read, and where it stopped early: NextToken,
+    and the key of the last item read (LastEvaluatedKey)."""
+    __slots__ = ("items", "size", "next_token", "last_key")
 
-    def __init__(self, found: list, size: int, next_token: str | None):
+    def __init__(self, found: list, size: int, next_token: str | None = None,
+                 last_key: dict | None = None):
         self.items = found
         self.size = size
         self.next_token = next_token
+        self.last_key = last_key
 
 
-async def select(request, stmt: partiql.Select, limit: int | None,
-                 next_token: str | None) -> tuple[Table, Page]:
-    """One page of a SELECT: a key read, a Query of partitions or a Scan."""
+async def select(request, stmt: partiql.Select, limit: int | None, next_token: str | None,
+                 consistent: bool = False) -> tuple[reads.Source, Page]:
+    """One page of a SELECT: a key read, a Query of partitions or a Scan; and what it
+    read (the table, or one of its indexes)."""
     source = await source_of(request, stmt)
     table = source.table
+    if consistent and source.index is not None and source.index.is_global:
+        raise errors.validation("Consistent reads are not supported on global secondary indexes")
     db = request.app.db
     partitions = _partitions(source, stmt.where)
     forward = _ordered(source, stmt.order, partitions)
@@ -193,7 +213,7 @@ async def select(request, stmt: partiql.Select, limit: int | None,
         if key is not None:
             raw = await items.get_raw(db, table, key)
             found = [] if raw is None else [orjson.loads(raw)]
-            return table, Page(_filtered(stmt, found), sum(map(sizes.item_size, found)), None)
+            return source, Page(_filtered(stmt, found), sum(map(sizes.item_size, found)))
     position, after = _cursor(next_token)
     found, size, stopped = [], 0, False
     async with db.engine.reader() as unit:
@@ -214,8 +234,10 @@ async def select(request, stmt: partiql.Select, limit: int | None,
                 stopped = True
                 break
     # DynamoDB pages by items read: resume after the last one, filtered out or not
-    token = _token(position, source.position(found[-1])) if stopped and found else None
-    return table, Page(_filtered(stmt, found), size, token)
+    if not (stopped and found):
+        return source, Page(_filtered(stmt, found), size)
+    return source, Page(_filtered(stmt, found), size, _token(position, source.position(found[-1])),
+                       source.last_key(found[-1]))
 
 
 def _filtered(stmt: partiql.Select, found: list) -> list:

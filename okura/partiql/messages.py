@@ -55,3 +55,7 @@ def order_key(path: str) -> DynamoError:
 def order_without_partition() -> DynamoError:
     return errors.validation(  # unverified
         "ORDER BY needs a WHERE clause with an equality or IN on the partition key")
+
+
+def too_many_in(limit: int) -> DynamoError:
+    return errors.validation(f"IN can list at most {limit} values here")  # unverified

@@ -13,11 +13,17 @@ from okura.partiql.lexer import Token, tokens
 from okura.values import numbers
 
 _COMPARATORS = {"=", "<>", "!=", "<", "<=", ">", ">="}
-_FUNCTIONS = {"begins_with": 2, "contains": 2, "attribute_type": 2}
+_FUNCTIONS = {"begins_with": 2, "contains": 2, "attribute_type": 2}  # predicates
+# every function's number of arguments; those marked take a path first
+_ARITY = {**_FUNCTIONS, "size": 1, "list_append": 2, "set_add": 2, "set_delete": 2}
+_PATH_FIRST = frozenset(_FUNCTIONS) | {"size", "set_add", "set_delete"}
+_SET_FUNCTIONS = frozenset({"set_add", "set_delete"})  # a SET's whole value, never part of one
+# the most values an IN lists (developer guide, "PartiQL operators"; 50 for a partition key)
+MAX_IN = 100
 _SET_TAGS = {"S": "SS", "N": "NS", "B": "BS"}
-# The functions that compute a value: in a condition, and in SET
+# The functions that compute a value: in a condition, in SET, and inside either
 _CONDITION_VALUES = frozenset({"size"})
-_SET_VALUES = frozenset({"list_append", "set_add", "set_delete"})
+_SET_VALUES = frozenset({"list_append"}) | _SET_FUNCTIONS
 # RETURNING's choices, as the ReturnValues of UpdateItem and DeleteItem name them
 _RETURNING = {("ALL", "OLD"): "ALL_OLD", ("MODIFIED", "OLD"): "UPDATED_OLD",
               ("ALL", "NEW"): "ALL_NEW", ("MODIFIED", "NEW"): "UPDATED_NEW"}
@@ -175,7 +181,9 @@ class _Parser:
         self.expect("=")
         value = self.operand(_SET_VALUES)
         while self.token.text in ("+", "-") and self.token.kind == "PUNCT":
-            value = Arith(self.take().text, value, self.operand(_SET_VALUES))
+            if type(value) is Call and value.name in _SET_FUNCTIONS:
+                raise messages.unexpected(self.token)
+            value = Arith(self.take().text, value, self.operand(_SET_VALUES - _SET_FUNCTIONS))
         return path, value
 
     # names and paths
@@ -247,6 +255,8 @@ class _Parser:
             while self.accept(","):
                 choices.append(self.operand())
             self.expect(close)
+            if len(choices) > MAX_IN:
+                raise messages.too_many_in(MAX_IN)
             return In(left, tuple(choices))
         if self.accept("IS"):
             negated = self.accept("NOT")
@@ -263,14 +273,15 @@ class _Parser:
             return Not(test) if negated else test
         raise messages.unexpected(self.token)
 
-    def call(self) -> Call:
+    def call(self, functions: frozenset = _CONDITION_VALUES) -> Call:
+        """name(arguments), its name's token next; `functions`: those its arguments may call."""
         name = self.take().text.lower()
         self.expect("(")
-        args = [self.operand()]
+        args = [self.operand(functions)]
         while self.accept(","):
-            args.append(self.operand())
+            args.append(self.operand(functions))
         self.expect(")")
-        if len(args) != _FUNCTIONS[name] or type(args[0]) is not Path:
+        if len(args) != _ARITY[name] or (name in _PATH_FIRST and type(args[0]) is not Path):
             raise messages.malformed(f"Incorrect arguments to function {name}")  # unverified
         return Call(name, tuple(args))
 
@@ -279,12 +290,7 @@ class _Parser:
         if token.kind in ("NAME", "QUOTED"):
             if token.kind == "NAME" and token.text.lower() in functions and \
                     self.tokens[self.at + 1].text == "(":
-                self.at += 2
-                args = [self.operand(functions)]
-                while self.accept(","):
-                    args.append(self.operand(functions))
-                self.expect(")")
-                return Call(token.text.lower(), tuple(args))
+                return self.call(functions - _SET_FUNCTIONS)
             return self.path()
         return self.value()
 
