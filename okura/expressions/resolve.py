@@ -161,11 +161,13 @@ class _Resolution:
         self.distinct("BETWEEN", operand, (low, high))
         low_value, high_value = self.constant(low), self.constant(high)
         if low_value is not None and high_value is not None:
-            try:
-                order = compare(low_value, high_value)
-            except TypeError:
-                raise messages.between_types(self.param, low_value, high_value) from None
-            if order > 0:
+            kinds = next(iter(low_value)), next(iter(high_value))
+            for kind in kinds:
+                if kind not in ("S", "N", "B"):  # no order among BOOL, NULL, sets, lists, maps
+                    raise messages.operand_type(self.param, "BETWEEN", kind)
+            if kinds[0] != kinds[1]:
+                raise messages.between_types(self.param, low_value, high_value)
+            if compare(low_value, high_value) > 0:
                 raise messages.between_bounds(self.param, low_value, high_value)
         if operand is node.operand and low is node.low and high is node.high:
             return node

@@ -112,6 +112,10 @@ def test_reserved_words_are_fine_behind_a_name_placeholder():
     ("a BETWEEN :lo AND :hi", {":lo": N1, ":hi": {"S": "z"}},
      "The BETWEEN operator requires same data type for lower and upper bounds; "
      "lower bound operand: AttributeValue: {N:1}, upper bound operand: AttributeValue: {S:z}"),
+    ("a BETWEEN :lo AND :hi", {":lo": {"BOOL": False}, ":hi": {"BOOL": True}},
+     "Incorrect operand type for operator or function; operator or function: BETWEEN, operand type: BOOL"),
+    ("a BETWEEN :lo AND :hi", {":lo": N1, ":hi": {"SS": ["a"]}},
+     "Incorrect operand type for operator or function; operator or function: BETWEEN, operand type: SS"),
     ("a = a", {},
      "The first operand must be distinct from the remaining operands for this operator or function; "
      "operator: =, first operand: [a]"),
