@@ -12,7 +12,7 @@ from __future__ import annotations
 import orjson
 
 from okura.core import collections
-from okura.core.catalog import DELETING, Table
+from okura.core.catalog import CREATING, DELETING, Table
 from okura.core.indexes import Index
 from okura.errors import DynamoError
 from okura.values.key_rules import check_index_keys
@@ -32,10 +32,14 @@ def _key_schemas(index: Index) -> list[list[tuple[str, str]]]:
 
 
 def check(table: Table, item: dict) -> None:
-    """DynamoDB's rules on the index key attributes an item carries."""
+    """DynamoDB's rules on the index key attributes an item carries. An index being
+    created refuses nothing: "after the backfill phase completes, all writes to items
+    that violate the new index key schema will be rejected" (developer guide); until
+    then a violating item stays out of it (`store`)."""
     for index in live(table):
-        for schema in _key_schemas(index):
-            check_index_keys(item, index.name, schema)
+        if index.doc.get("IndexStatus") != CREATING:
+            for schema in _key_schemas(index):
+                check_index_keys(item, index.name, schema)
 
 
 def indexable(index: Index, item: dict) -> bool:
@@ -78,8 +82,11 @@ async def store(unit, table: Table, hk: bytes, rk: bytes, old: dict | None, new:
     `old_size` and `new_size` are the item's sizes (0 when absent)."""
     growth = new_size - old_size
     for index in live(table):
-        before = None if old is None else entry(index, table, old, hk, rk)
-        after = None if new is None else entry(index, table, new, hk, rk)
+        creating = index.doc.get("IndexStatus") == CREATING
+        before = None if old is None or (creating and not indexable(index, old)) else entry(
+            index, table, old, hk, rk)
+        after = None if new is None or (creating and not indexable(index, new)) else entry(
+            index, table, new, hk, rk)
         if before == after:
             continue
         after_size = 0

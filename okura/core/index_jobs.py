@@ -97,7 +97,8 @@ class IndexJobs:
         jobs = dict(doc["IndexJobs"])
         if len(rows) < CHUNK:
             del jobs[index_name]
-            status = {"IndexStatus": ACTIVE}
+            # an index added to a table says it is done backfilling; CreateTable's never do
+            status = {"IndexStatus": ACTIVE, "Backfilling": False}
         else:
             jobs[index_name] = dict(job, After=[rows[-1][0].hex(), rows[-1][1].hex()])
             status = {"IndexStatus": "CREATING", "Backfilling": True}

@@ -51,7 +51,7 @@ def table_document(request, body: dict) -> dict:
     indexes = index_rules.declared(body, schema)
     table_rules.check_definitions(types, table_keys, indexes.key_names())
     mode, throughput = _billing(body)
-    indexes.check_throughput(mode)
+    indexes.check_throughput(mode, "BillingMode" in body)
     db = request.app.db
     now = round(db.clock.now(), 3)
     doc = {

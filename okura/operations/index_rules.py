@@ -83,8 +83,9 @@ class Declared:
                 global_document(index, "ACTIVE") for index in self.globals]
         return out
 
-    def check_throughput(self, mode: str) -> None:
-        """Each global index's own throughput against the table's billing mode."""
+    def check_throughput(self, mode: str, mode_given: bool = True) -> None:
+        """Each global index's own throughput against the table's billing mode (as the
+        request states it, or not: `mode_given`)."""
         for index in self.globals or ():
             if index.get("OnDemandThroughput") is not None:
                 table_settings.on_demand(index["OnDemandThroughput"], mode == PAY_PER_REQUEST,
@@ -96,6 +97,11 @@ class Declared:
                         _INVALID + "ProvisionedThroughput should not be specified for index: "
                         f"{index['IndexName']} when BillingMode is PAY_PER_REQUEST")  # unverified
             elif throughput is None:
+                # users' reports: this when BillingMode says PROVISIONED, the other when
+                # the table is provisioned because BillingMode is left out
+                if not mode_given:
+                    raise errors.validation(_INVALID + "ProvisionedThroughput is not specified "
+                                            f"for index: {index['IndexName']}")
                 raise errors.validation(
                     "No provisioned throughput specified for the global secondary index")
             else:

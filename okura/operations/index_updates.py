@@ -102,12 +102,20 @@ def _updated(index: dict, throughput: dict | None, on_demand: dict | None,
     return index
 
 
+def _cancels(doc: dict, kind: str, action: dict) -> bool:
+    """Whether a Delete ends the backfill under way: "You can delete an index that is
+    being created during the Backfilling phase" (API reference), but not before it."""
+    return kind == "Delete" and any(
+        index["IndexName"] == action["IndexName"] and index.get("Backfilling") is True
+        and index["IndexStatus"] == "CREATING" for index in doc.get(GLOBAL, ()))
+
+
 async def apply(db, table: Table, doc: dict, body: dict, now: float) -> None:
     """Apply the request's GlobalSecondaryIndexUpdates to `doc` (the table's document
     being edited), recording the background jobs they start."""
     actions = [_action(update) for update in body["GlobalSecondaryIndexUpdates"]]
-    online = [kind for kind, _ in actions if kind != "Update"]
-    if len(online) > 1 or (online and doc.get("IndexJobs")):
+    online = [(kind, action) for kind, action in actions if kind != "Update"]
+    if len(online) > 1 or (online and doc.get("IndexJobs") and not _cancels(doc, *online[0])):
         raise errors.limit_exceeded(_ONE_AT_A_TIME)
     mode = doc.get("BillingModeSummary", {}).get("BillingMode", PROVISIONED)
     names = {index["IndexName"] for index in doc.get(GLOBAL, ())}
@@ -127,8 +135,9 @@ async def apply(db, table: Table, doc: dict, body: dict, now: float) -> None:
         if kind == "Update":
             _update(doc, action, mode)
         else:
-            doc[GLOBAL] = [dict(index, IndexStatus=DELETING) if index["IndexName"] == name
+            doc[GLOBAL] = [{**{k: v for k, v in index.items() if k != "Backfilling"},
+                            "IndexStatus": DELETING} if index["IndexName"] == name
                            else index for index in doc[GLOBAL]]
-            jobs[name] = {"Action": "Delete", "Start": now + db.status_delay}
+            jobs[name] = {"Action": "Delete", "Start": now + db.status_delay}  # ends a backfill
     if jobs:
         doc["IndexJobs"] = jobs

@@ -61,7 +61,7 @@ def test_create_backfills_a_populated_table(ddb):
     assert {"AttributeName": "g", "AttributeType": "S"} in reply["AttributeDefinitions"]
     ddb.put_item(TableName=table, Item={"pk": {"S": "new"}, "g": {"S": "1"}})  # during backfill
     wait_for(lambda: index_of(ddb, table)["IndexStatus"] == "ACTIVE")
-    assert "Backfilling" not in index_of(ddb, table)
+    assert index_of(ddb, table)["Backfilling"] is False  # an added index says it is done
     assert (count_in(ddb, table, "0"), count_in(ddb, table, "1")) == (300, 301)
     assert index_of(ddb, table)["ItemCount"] == 601
 
@@ -122,3 +122,50 @@ def test_create_rules(ddb):
     assert error(ddb, TableName=table,
                  GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": "nothere"}}]) == (
         "ResourceNotFoundException", "Requested resource not found: Index: nothere not found")
+
+
+@pytest.fixture(scope="module")
+def slow_node(clocked):  # noqa: F811 - the fixture imported below
+    """A server whose index jobs start only when its clock is moved past their delay."""
+    return clocked("--status-delay", "60")
+
+
+from test_clock import advance, clocked  # noqa: E402, F401 - clocked is a fixture
+
+
+def test_a_new_index_refuses_no_write_until_it_is_built(slow_node):
+    """Developer guide, "Detecting and correcting index key violations": a violating item
+    stays out of the index being built; once it is built, such writes are refused."""
+    ddb = slow_node.client()
+    table = unique_name()
+    ddb.create_table(TableName=table, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                     AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                     BillingMode="PAY_PER_REQUEST")
+    advance(slow_node, 61)  # the table is ACTIVE
+    for i in range(4):
+        ddb.put_item(TableName=table, Item={"pk": {"S": str(i)}, "g": {"S": str(i % 2)}})
+    ddb.update_table(TableName=table, AttributeDefinitions=G_DEFINED,
+                     GlobalSecondaryIndexUpdates=[CREATE_BYG])
+    ddb.put_item(TableName=table, Item={"pk": {"S": "n"}, "g": {"N": "1"}})  # g is S in byg
+    ddb.put_item(TableName=table, Item={"pk": {"S": "e"}, "g": {"S": ""}})
+    ddb.put_item(TableName=table, Item={"pk": {"S": "ok"}, "g": {"S": "1"}})
+    assert index_of(ddb, table)["IndexStatus"] == "CREATING"
+    advance(slow_node, 61)
+    wait_for(lambda: index_of(ddb, table)["IndexStatus"] == "ACTIVE")
+    assert (count_in(ddb, table, "0"), count_in(ddb, table, "1")) == (2, 3)
+    with pytest.raises(ClientError) as excinfo:
+        ddb.put_item(TableName=table, Item={"pk": {"S": "n2"}, "g": {"N": "1"}})
+    assert error_of(excinfo)[0] == "ValidationException"
+
+
+def test_an_index_may_be_deleted_while_it_backfills(ddb):
+    """API reference (Backfilling): an index CREATING with Backfilling true may be deleted."""
+    table = populated(ddb, 6000)
+    ddb.update_table(TableName=table, AttributeDefinitions=G_DEFINED,
+                     GlobalSecondaryIndexUpdates=[CREATE_BYG])
+    wait_for(lambda: index_of(ddb, table).get("Backfilling") is True)
+    reply = ddb.update_table(TableName=table,
+                             GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": "byg"}}])
+    assert reply["TableDescription"]["GlobalSecondaryIndexes"][0]["IndexStatus"] == "DELETING"
+    wait_for(lambda: index_of(ddb, table) is None)
+    ddb.put_item(TableName=table, Item={"pk": {"S": "after"}, "g": {"N": "0"}})  # no index left

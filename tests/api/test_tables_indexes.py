@@ -23,7 +23,10 @@ def index(name: str, *keys: str, projection: dict | None = None, **extra) -> dic
 
 
 def create(ddb, name=None, **request) -> dict:
+    """BillingMode PAY_PER_REQUEST unless the request says otherwise (None: left out)."""
     request.setdefault("BillingMode", "PAY_PER_REQUEST")
+    if request["BillingMode"] is None:
+        del request["BillingMode"]
     return ddb.create_table(TableName=name or unique_name(), KeySchema=HASH_RANGE, **request)
 
 
@@ -77,6 +80,13 @@ def test_provisioned_index_without_throughput(ddb):
                         AttributeDefinitions=definitions("pk", "sk", "g"),
                         GlobalSecondaryIndexes=[index("byg", "g")]) == (
         "ValidationException", "No provisioned throughput specified for the global secondary index")
+    # provisioned because BillingMode is left out: DynamoDB words it another way
+    assert create_error(ddb, BillingMode=None,
+                        ProvisionedThroughput={"ReadCapacityUnits": 2, "WriteCapacityUnits": 2},
+                        AttributeDefinitions=definitions("pk", "sk", "g"),
+                        GlobalSecondaryIndexes=[index("byg", "g")]) == (
+        "ValidationException", "One or more parameter values were invalid: ProvisionedThroughput "
+        "is not specified for index: byg")
 
 
 def test_on_demand_index_with_throughput(ddb):
