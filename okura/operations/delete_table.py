@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 from okura import errors, shapes
-from okura.core.catalog import ACTIVE, CREATING, DELETING
+from okura.core.catalog import ACTIVE, DELETING
 from okura.core.streams.state import follow_table
 from okura.operations.table_description import describe
-from okura.operations.table_rules import existing_table
+from okura.operations.table_rules import existing_table, in_use
 
 
 async def handle(request, body: dict) -> dict:
@@ -15,9 +15,7 @@ async def handle(request, body: dict) -> dict:
     now = db.clock.now()
     status = table.status(now)
     if status not in (ACTIVE, DELETING):
-        raise errors.resource_in_use(
-            f"Attempt to change a resource which is still in use: Table is being "
-            f"{'created' if status == CREATING else 'updated'}: {table.name}")  # unverified
+        raise in_use(table, status)
     if table.doc.get("DeletionProtectionEnabled"):
         raise errors.validation("Resource cannot be deleted as it is currently protected against "
                                 "deletion. Disable deletion protection first.")  # unverified

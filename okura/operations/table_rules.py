@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from okura import errors
-from okura.core.catalog import Table
+from okura.core.catalog import CREATING, UPDATING, Table
 
 # DynamoDB's default account quotas: the table-level and account-level maximum
 # of either read or write capacity units (DescribeLimits reports the same).
@@ -28,6 +28,13 @@ def table_name(value: str) -> str:
             raise invalid_arn(value)
         return match.group(3)
     return value
+
+
+def in_use(table: Table, status: str) -> errors.DynamoError:
+    """A change to a table that is not ACTIVE (users quote "Table is being created")."""
+    doing = {CREATING: "created", UPDATING: "updated"}.get(status, "deleted")
+    return errors.resource_in_use(
+        f"Attempt to change a resource which is still in use: Table is being {doing}: {table.name}")
 
 
 def invalid_arn(arn: str) -> errors.DynamoError:

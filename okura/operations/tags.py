@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from okura import errors, shapes
 from okura.core.catalog import ACTIVE, Table
-from okura.operations.table_rules import TABLE_ARN, invalid_arn
+from okura.operations.table_rules import TABLE_ARN, in_use, invalid_arn
 from okura.operations.table_settings import merged_tags
 
 async def _tagged_table(request, arn: str) -> Table:
@@ -23,10 +23,9 @@ async def _tagged_table(request, arn: str) -> Table:
 
 async def _change_tags(request, table: Table, tags: dict) -> None:
     db = request.app.db
-    if table.status(db.clock.now()) != ACTIVE:
-        raise errors.resource_in_use(
-            f"Attempt to change a resource which is still in use: Table: {table.name} "
-            "is not in ACTIVE state")  # unverified
+    status = table.status(db.clock.now())
+    if status != ACTIVE:
+        raise in_use(table, status)
     await db.catalog.save(table, dict(table.doc, Tags=tags))
 
 

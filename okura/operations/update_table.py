@@ -3,7 +3,7 @@ class, deletion protection and global secondary indexes of an existing table."""
 from __future__ import annotations
 
 from okura import errors, shapes
-from okura.core.catalog import ACTIVE, CREATING, UPDATING, Table
+from okura.core.catalog import ACTIVE, UPDATING, Table
 from okura.core.streams.state import follow_table
 from okura.operations import index_updates, table_rules, table_settings
 from okura.operations.table_description import describe
@@ -139,10 +139,7 @@ async def handle(request, body: dict) -> dict:
     now = db.clock.now()
     status = table.status(now)
     if status != ACTIVE:
-        raise errors.resource_in_use(
-            "Attempt to change a resource which is still in use: Table is being "
-            f"{ {CREATING: 'created', UPDATING: 'updated'}.get(status, 'deleted')}: "
-            f"{table.name}")  # unverified
+        raise table_rules.in_use(table, status)
     now = round(now, 3)
     doc = updated_document(table, body, request.region, db.account, now)
     if body.get("GlobalSecondaryIndexUpdates"):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from okura import errors, shapes
 from okura.core.catalog import ACTIVE
 from okura.core.ttl import registry
-from okura.operations.table_rules import existing_table
+from okura.operations.table_rules import existing_table, in_use
 
 CHANGE_INTERVAL = 3600  # seconds after a change of TTL before the next is accepted
 
@@ -16,22 +16,22 @@ async def handle(request, body: dict) -> dict:
     spec = body["TimeToLiveSpecification"]
     db = request.app.db
     table = await existing_table(request, body["TableName"])
-    if table.status(db.clock.now()) != ACTIVE:
-        raise errors.resource_in_use(
-            f"Attempt to change a resource which is still in use: Table: {table.name} "
-            "is not in ACTIVE state")  # unverified
+    status = table.status(db.clock.now())
+    if status != ACTIVE:
+        raise in_use(table, status)
     current = table.doc.get("TimeToLive")
     name = spec["AttributeName"]
     if spec["Enabled"]:
         if current is not None:
+            if current["AttributeName"] != name:  # as users' code quotes it
+                raise _different(current)
             raise errors.validation("TimeToLive is already enabled")  # unverified
         doc = dict(table.doc, TimeToLive={"AttributeName": name})
     else:
         if current is None:
             raise errors.validation("TimeToLive is already disabled")  # unverified
         if current["AttributeName"] != name:
-            raise errors.validation("TimeToLive is active on a different AttributeName: current "
-                                    f"AttributeName is {current['AttributeName']}")  # unverified
+            raise _different(current)
         doc = {key: value for key, value in table.doc.items() if key != "TimeToLive"}
     # "Any additional UpdateTimeToLive calls for the same table during this one hour
     # duration result in a ValidationException" (API reference).
@@ -46,3 +46,8 @@ async def handle(request, body: dict) -> dict:
     else:
         await registry.disable(db, table.region, table.name)
     return {"TimeToLiveSpecification": {"Enabled": spec["Enabled"], "AttributeName": name}}
+
+
+def _different(current: dict) -> errors.DynamoError:
+    return errors.validation("TimeToLive is active on a different AttributeName: current "
+                             f"AttributeName is {current['AttributeName']}")

@@ -46,6 +46,14 @@ def test_creating_until_the_delay_passes(slow):
                    ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 1}) == (
         "ResourceInUseException",
         f"Attempt to change a resource which is still in use: Table is being created: {name}")
+    # the TTL and tag settings of a table being created, with the same message
+    arn = slow.describe_table(TableName=name)["Table"]["TableArn"]
+    for call, request in ((slow.update_time_to_live, {"TableName": name, "TimeToLiveSpecification": {
+            "Enabled": True, "AttributeName": "e"}}), (slow.tag_resource, {
+            "ResourceArn": arn, "Tags": [{"Key": "k", "Value": "v"}]})):
+        assert failure(call, **request) == (
+            "ResourceInUseException",
+            f"Attempt to change a resource which is still in use: Table is being created: {name}")
     slow.get_waiter("table_exists").wait(TableName=name, WaiterConfig={"Delay": 0.2})
     assert slow.describe_table(TableName=name)["Table"]["TableStatus"] == "ACTIVE"
 

@@ -57,11 +57,12 @@ def test_enable_describe_disable_once_an_hour(node, ddb):
     assert ttl(TableName=table)["TimeToLiveDescription"] == {
         "TimeToLiveStatus": "ENABLED", "AttributeName": "expires"}
     assert "TimeToLive" not in ddb.describe_table(TableName=table)["Table"]
-    assert failure(ddb, TableName=table, Enabled=True, AttributeName="other") == (
+    assert failure(ddb, TableName=table, Enabled=True, AttributeName="expires") == (
         "ValidationException", "TimeToLive is already enabled")
-    assert failure(ddb, TableName=table, Enabled=False, AttributeName="other") == (
-        "ValidationException",
-        "TimeToLive is active on a different AttributeName: current AttributeName is expires")
+    for enabled in (True, False):  # moving TTL to another attribute, or disabling it there
+        assert failure(ddb, TableName=table, Enabled=enabled, AttributeName="other") == (
+            "ValidationException",
+            "TimeToLive is active on a different AttributeName: current AttributeName is expires")
     # "Any additional UpdateTimeToLive calls for the same table during this one hour
     # duration result in a ValidationException"
     assert failure(ddb, TableName=table, Enabled=False, AttributeName="expires") == (
