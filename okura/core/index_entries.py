@@ -21,7 +21,7 @@ from okura.values.sizes import item_size
 
 def live(table: Table) -> list[Index]:
     """The indexes writes maintain: all but those being deleted (their rows are dropped)."""
-    return [index for index in table.indexes if index.doc.get("IndexStatus") != DELETING]
+    return [index for index in table.indexes if index.status != DELETING]
 
 
 def _key_schemas(index: Index) -> list[list[tuple[str, str]]]:
@@ -37,7 +37,7 @@ def check(table: Table, item: dict) -> None:
     that violate the new index key schema will be rejected" (developer guide); until
     then a violating item stays out of it (`store`)."""
     for index in live(table):
-        if index.doc.get("IndexStatus") != CREATING:
+        if index.status != CREATING:
             for schema in _key_schemas(index):
                 check_index_keys(item, index.name, schema)
 
@@ -82,7 +82,7 @@ async def store(unit, table: Table, hk: bytes, rk: bytes, old: dict | None, new:
     `old_size` and `new_size` are the item's sizes (0 when absent)."""
     growth = new_size - old_size
     for index in live(table):
-        creating = index.doc.get("IndexStatus") == CREATING
+        creating = index.status == CREATING
         before = None if old is None or (creating and not indexable(index, old)) else entry(
             index, table, old, hk, rk)
         after = None if new is None or (creating and not indexable(index, new)) else entry(

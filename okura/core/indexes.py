@@ -19,13 +19,15 @@ from okura.storage import keys
 
 
 class Index:
-    __slots__ = ("name", "id", "is_global", "hash_keys", "range_keys", "projection", "doc")
+    __slots__ = ("name", "id", "is_global", "hash_keys", "range_keys", "projection", "doc",
+                 "status")
 
     def __init__(self, doc: dict, index_id: int, is_global: bool, types: dict[str, str]):
         self.name = doc["IndexName"]
         self.id = index_id
         self.is_global = is_global
         self.doc = doc
+        self.status = doc.get("IndexStatus", "ACTIVE")  # a local index is always ACTIVE
         self.hash_keys = [(k["AttributeName"], types[k["AttributeName"]])
                           for k in doc["KeySchema"] if k["KeyType"] == "HASH"]
         self.range_keys = [(k["AttributeName"], types[k["AttributeName"]])

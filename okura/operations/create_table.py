@@ -51,7 +51,7 @@ def table_document(request, body: dict) -> dict:
     indexes = index_rules.declared(body, schema)
     table_rules.check_definitions(types, table_keys, indexes.key_names())
     mode, throughput = _billing(body)
-    indexes.check_throughput(mode, "BillingMode" in body)
+    indexes.check_throughput(mode, body.get("BillingMode") is not None)
     db = request.app.db
     now = round(db.clock.now(), 3)
     doc = {
@@ -67,7 +67,7 @@ def table_document(request, body: dict) -> dict:
     if body.get("OnDemandThroughput") is not None:
         doc["OnDemandThroughput"] = table_settings.on_demand(
             body["OnDemandThroughput"], mode == PAY_PER_REQUEST, "table")
-    if "BillingMode" in body:
+    if body.get("BillingMode") is not None:
         doc["BillingModeSummary"] = {"BillingMode": mode}
         if mode == PAY_PER_REQUEST:
             doc["BillingModeSummary"]["LastUpdateToPayPerRequestDateTime"] = now
@@ -96,10 +96,8 @@ async def handle(request, body: dict) -> dict:
     if table is None:
         raise errors.resource_in_use(f"Table already exists: {doc['TableName']}")
     await follow_table(db, request.region, table.name)
-    description = await describe(db, table, counts=False)
     # The reply shows the table as DynamoDB answers it: still being created.
-    description["TableStatus"] = CREATING
-    description["WarmThroughput"]["Status"] = CREATING
+    description = await describe(db, table, counts=False, status=CREATING)
     for index in description.get("GlobalSecondaryIndexes", ()):
         index["IndexStatus"] = index["WarmThroughput"]["Status"] = CREATING
     return {"TableDescription": description}

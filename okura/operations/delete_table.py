@@ -19,8 +19,7 @@ async def handle(request, body: dict) -> dict:
     if table.doc.get("DeletionProtectionEnabled"):
         raise errors.validation("Resource cannot be deleted as it is currently protected against "
                                 "deletion. Disable deletion protection first.")  # unverified
-    description = await describe(db, table)
-    description["TableStatus"] = DELETING
+    description = await describe(db, table, status=DELETING)
     if status == ACTIVE:
         doc = dict(table.doc, TableStatus=DELETING, StatusUntil=db.status_until(now))
         await db.catalog.delete(table, doc)

@@ -82,23 +82,22 @@ def _update(doc: dict, action: dict, mode: str) -> None:
                 _INVALID + "ProvisionedThroughput should not be specified for index: "
                 f"{name} when BillingMode is PAY_PER_REQUEST")  # unverified
         table_rules.check_capacity(throughput, "index")
-    on_demand = action.get("OnDemandThroughput")
-    if on_demand is not None:
-        on_demand = table_settings.on_demand(on_demand, mode == PAY_PER_REQUEST, f"index: {name}")
-    doc[GLOBAL] = [_updated(index, throughput, on_demand, action.get("WarmThroughput"))
+    doc[GLOBAL] = [_updated(index, throughput, action, mode)
                    if index["IndexName"] == name else index for index in doc[GLOBAL]]
 
 
-def _updated(index: dict, throughput: dict | None, on_demand: dict | None,
-             warm: dict | None) -> dict:
+def _updated(index: dict, throughput: dict | None, action: dict, mode: str) -> dict:
     index = dict(index)
     if throughput is not None:
         index["ProvisionedThroughput"] = dict(
             index["ProvisionedThroughput"], ReadCapacityUnits=throughput["ReadCapacityUnits"],
             WriteCapacityUnits=throughput["WriteCapacityUnits"])
-    if on_demand is not None:
-        index["OnDemandThroughput"] = on_demand
-    index["WarmThroughput"] = table_settings.warm(index.get("WarmThroughput"), warm, throughput)
+    if action.get("OnDemandThroughput") is not None:
+        index["OnDemandThroughput"] = table_settings.on_demand(
+            action["OnDemandThroughput"], mode == PAY_PER_REQUEST, f"index: {index['IndexName']}",
+            index.get("OnDemandThroughput"))
+    index["WarmThroughput"] = table_settings.warm(
+        index.get("WarmThroughput"), action.get("WarmThroughput"), throughput)
     return index
 
 

@@ -55,8 +55,8 @@ def plan(condition, hash_keys: list[tuple[str, str]], range_keys: list[tuple[str
         if any(next(iter(value)) != type_ for value in operands):
             raise errors.validation("One or more parameter values were invalid: "
                                     "Condition parameter type does not match schema type")  # unverified
-        if op == "=":  # names a key value (an index's too), which is never empty
-            key_rules.check_not_empty(name, operands[0])
+        if op == "=" and type_ != "N" and not operands[0][type_]:
+            key_rules.check_not_empty(name, operands[0])  # a key value is never empty
     hash_values = []
     for name, _ in hash_keys:
         op, operands = found[name]

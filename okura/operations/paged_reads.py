@@ -57,8 +57,8 @@ class Reading:
                  "mode", "limit")
 
     def __init__(self, table: Table, body: dict, select: str | None, filter_, projection):
-        self.source = _source(table, body)
         self.consistent = bool(body.get("ConsistentRead"))
+        self.source = source(table, body.get("IndexName"), self.consistent)
         self.filter = filter_
         self.values = body.get("ExpressionAttributeValues")  # what the filter's placeholders stand for
         self.projection = projection
@@ -70,8 +70,6 @@ class Reading:
         self.fetch = False
         if index is None:
             return
-        if self.consistent and index.is_global:
-            raise errors.validation("Consistent reads are not supported on global secondary indexes")
         held = projected_names(self.source)
         if held is None:
             return
@@ -168,15 +166,19 @@ def read_capacity(source: Source, mode: str, units: float, fetched_units: float 
     return capacity_reply(source.table, mode, fetched_units, [(source.index, units)])
 
 
-def _source(table: Table, body: dict) -> Source:
-    name = body.get("IndexName")
+def source(table: Table, name: str | None, consistent: bool) -> Source:
+    """The table, or its index `name`, as a read of it (Query, Scan, SELECT) sees it,
+    after DynamoDB's rules on reading an index."""
     if name is None:
         return Source(table)
     for index in table.indexes:
         if index.name == name:
-            if index.doc.get("IndexStatus", "ACTIVE") != "ACTIVE":
+            if index.status != "ACTIVE":
                 raise errors.validation(  # unverified
                     f"Cannot read from backfilling global secondary index: {name}")
+            if consistent and index.is_global:
+                raise errors.validation(
+                    "Consistent reads are not supported on global secondary indexes")
             return Source(table, index)
     raise errors.validation(f"The table does not have the specified index: {name}")  # unverified
 

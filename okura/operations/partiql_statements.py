@@ -17,6 +17,7 @@ from okura.core import items, reads
 from okura.core.catalog import Table
 from okura.expressions.ast import And, Call, Compare, Const, In, Or, Path
 from okura.operations import write_actions
+from okura.operations.paged_reads import source
 from okura.operations.single_item import active_table, check_key, returned_values
 from okura.partiql import messages
 from okura.values import key_rules, ordering, sizes, validation
@@ -121,15 +122,9 @@ async def write_alone(request, stmt, body: dict) -> tuple[items.Change, dict | N
     return change, old, new, returned_values(returning, old, new, changed) or None
 
 
-async def source_of(request, select: partiql.Select) -> reads.Source:
-    table = await active_table(request, select.table)
-    if select.index is None:
-        return reads.Source(table)
-    for index in table.indexes:
-        if index.name == select.index:
-            return reads.Source(table, index)
-    raise errors.validation(
-        f"The table does not have the specified index: {select.index}")  # unverified
+async def source_of(request, select: partiql.Select, consistent: bool = False) -> reads.Source:
+    """What a SELECT reads, under Query's rules on indexes."""
+    return source(await active_table(request, select.table), select.index, consistent)
 
 
 def _partitions(source: reads.Source, where) -> list[dict] | None:
@@ -201,10 +196,8 @@ async def select(request, stmt: partiql.Select, limit: int | None, next_token: s
                  consistent: bool = False) -> tuple[reads.Source, Page]:
     """One page of a SELECT: a key read, a Query of partitions or a Scan; and what it
     read (the table, or one of its indexes)."""
-    source = await source_of(request, stmt)
+    source = await source_of(request, stmt, consistent)
     table = source.table
-    if consistent and source.index is not None and source.index.is_global:
-        raise errors.validation("Consistent reads are not supported on global secondary indexes")
     db = request.app.db
     partitions = _partitions(source, stmt.where)
     forward = _ordered(source, stmt.order, partitions)
@@ -260,6 +253,8 @@ def _cursor(token: str | None) -> tuple[int, tuple[bytes, bytes] | None]:
         return 0, None
     try:
         position, hk, rk = orjson.loads(base64.b64decode(token))
+        if type(position) is not int or position < 0:
+            raise ValueError(position)
         return position, (base64.b64decode(hk), base64.b64decode(rk))
-    except (ValueError, TypeError):
+    except (ValueError, TypeError):  # not a token this server made
         raise errors.validation("Invalid NextToken") from None  # unverified

@@ -6,13 +6,14 @@ from okura.core.catalog import PRIVATE, Table
 from okura.operations import table_settings
 
 
-async def describe(db, table: Table, counts: bool = True) -> dict:
+async def describe(db, table: Table, counts: bool = True, status: str | None = None) -> dict:
     """The TableDescription as of now; `counts` False skips ItemCount and
-    TableSizeBytes (zero in CreateTable's and DeleteTable's replies)."""
+    TableSizeBytes (zero in CreateTable's and DeleteTable's replies); `status`: the one a
+    reply shows whatever the delay (CREATING, UPDATING, DELETING), else the table's."""
     now = db.clock.now()
     doc = table.doc
     description = {name: value for name, value in doc.items() if name not in PRIVATE}
-    description["TableStatus"] = table.status(now)
+    description["TableStatus"] = status or table.status(now)
     description["WarmThroughput"] = _warm(doc, description["TableStatus"])
     description["TableArn"] = table.arn
     ids = doc.get("IndexIds", {})

@@ -98,8 +98,10 @@ def warm(current: dict | None, requested: dict | None = None,
     read = WARM_READ if current is None else current["ReadUnitsPerSecond"]
     write = WARM_WRITE if current is None else current["WriteUnitsPerSecond"]
     if requested:
-        asked_read = requested.get("ReadUnitsPerSecond", read)
-        asked_write = requested.get("WriteUnitsPerSecond", write)
+        asked_read = requested.get("ReadUnitsPerSecond")
+        asked_write = requested.get("WriteUnitsPerSecond")
+        asked_read = read if asked_read is None else asked_read  # a JSON null: not asked
+        asked_write = write if asked_write is None else asked_write
         if asked_read < read or asked_write < write:
             raise errors.validation(  # unverified
                 _INVALID + "Warm throughput can only be increased: current ReadUnitsPerSecond "
@@ -111,9 +113,10 @@ def warm(current: dict | None, requested: dict | None = None,
     return {"ReadUnitsPerSecond": read, "WriteUnitsPerSecond": write}
 
 
-def on_demand(spec: dict, on_demand_billing: bool, owner: str) -> dict:
+def on_demand(spec: dict, on_demand_billing: bool, owner: str, current: dict | None = None) -> dict:
     """A checked OnDemandThroughput (maximum request units; -1: no maximum), which only
-    a table billed per request takes; `owner` names the table or index for the error."""
+    a table billed per request takes; `owner` names the table or index for the error.
+    A member left out keeps its `current` value (UpdateTable takes either or both)."""
     if not on_demand_billing:
         raise errors.validation(  # unverified
             _INVALID + f"OnDemandThroughput can only be specified for {owner} when "
@@ -123,4 +126,5 @@ def on_demand(spec: dict, on_demand_billing: bool, owner: str) -> dict:
         if value is not None and value != -1 and value < 1:
             raise errors.validation(  # unverified
                 _INVALID + f"{member} must be -1 or at least 1, but was {value}")
-    return dict(spec)
+    given = {member: value for member, value in spec.items() if value is not None}
+    return {**(current or {}), **given}

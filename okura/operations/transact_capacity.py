@@ -26,7 +26,8 @@ class Tally:
             spent[group, index.name] = spent.get((group, index.name), 0.0) + index_units
 
     def reply(self, body: dict, kind: str | None) -> list | None:
-        """The ConsumedCapacity list; `kind` names the units (None: reads and writes mixed)."""
+        """The ConsumedCapacity list; `kind` names the units (None: CapacityUnits alone,
+        as BatchExecuteStatement reports them)."""
         mode = body.get("ReturnConsumedCapacity")
         if mode not in ("TOTAL", "INDEXES"):
             return None

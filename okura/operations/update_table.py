@@ -112,7 +112,8 @@ def updated_document(table: Table, body: dict, region: str, account: str, now: f
             doc.get("WarmThroughput"), body.get("WarmThroughput"), body.get("ProvisionedThroughput"))
     if body.get("OnDemandThroughput") is not None:
         doc["OnDemandThroughput"] = table_settings.on_demand(
-            body["OnDemandThroughput"], _billing_mode(doc) == PAY_PER_REQUEST, "table")
+            body["OnDemandThroughput"], _billing_mode(doc) == PAY_PER_REQUEST, "table",
+            doc.get("OnDemandThroughput"))
     spec = body.get("StreamSpecification")
     if spec is not None:
         _stream(doc, spec, now)
@@ -152,7 +153,6 @@ async def handle(request, body: dict) -> dict:
     table = await db.catalog.save(table, doc)
     if "StreamSpecification" in body:
         await follow_table(db, request.region, table.name)
-    description = await describe(db, table)
-    if background:
-        description["TableStatus"] = UPDATING  # as DynamoDB answers, whatever the delay
+    # as DynamoDB answers, whatever the delay
+    description = await describe(db, table, status=UPDATING if background else None)
     return {"TableDescription": description}

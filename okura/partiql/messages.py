@@ -58,4 +58,4 @@ def order_without_partition() -> DynamoError:
 
 
 def too_many_in(limit: int) -> DynamoError:
-    return errors.validation(f"IN can list at most {limit} values here")  # unverified
+    return errors.validation(f"A statement can name at most {limit} values here")  # unverified

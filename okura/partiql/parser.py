@@ -125,7 +125,7 @@ class _Parser:
                 while True:
                     path, value = self.assignment()
                     if type(value) is Call and value.name in into:
-                        if len(value.args) != 2 or value.args[0] != path:
+                        if value.args[0] != path:
                             raise messages.set_function(value.name)
                         into[value.name].append((path, value.args[1]))
                     else:

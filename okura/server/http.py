@@ -169,9 +169,12 @@ class HttpProtocol(asyncio.Protocol):
         if wanted is _UNKNOWN:
             name = name.lower()
             wanted = _WANTED.get(name)
-            if name == b"expect" and value.lower() == b"100-continue" and self.transport:
+            if (name == b"expect" and value.lower() == b"100-continue" and self.transport
+                    and not self.busy and not self.queue):
                 # the client waits for leave to send its body (curl; Guzzle on large
-                # bodies); a header callback, as one per request would cost every request
+                # bodies), here rather than in a per-request header callback, which would
+                # cost every request; behind a reply still due, none is sent (RFC 9110
+                # allows that: the client sends its body after a wait)
                 self.transport.write(_CONTINUE)
         if wanted is not None:
             self.headers[wanted] = value.decode("latin-1")
@@ -198,7 +201,8 @@ class HttpProtocol(asyncio.Protocol):
         if url.startswith(admin.PREFIX):
             self.busy = True
             task = asyncio.ensure_future(admin.handle(self.app, method, url, body))
-            task.add_done_callback(lambda done: self._admin_finished(done, keep_alive))
+            task.add_done_callback(lambda done: self._admin_finished(done, method, headers,
+                                                                     keep_alive))
             return
         if method != b"POST":
             self._other_method(method, headers, keep_alive)
@@ -233,10 +237,11 @@ class HttpProtocol(asyncio.Protocol):
         self._write(200, b"healthy: " + host.encode("latin-1") + b" ", keep_alive, b"text/plain",
                     request_id, _CORS if "origin" in headers else b"", method != b"HEAD")
 
-    def _admin_finished(self, task, keep_alive):
+    def _admin_finished(self, task, method, headers, keep_alive):
         self.busy = False
         status, reply = task.result()
-        self._write(status, reply, keep_alive, b"application/json", next(self.app.request_ids))
+        self._write(status, reply, keep_alive, b"application/json", next(self.app.request_ids),
+                    _CORS if "origin" in headers else b"", method != b"HEAD")
         self._start_queued()
 
     def _start_queued(self):
@@ -276,7 +281,8 @@ class HttpProtocol(asyncio.Protocol):
     def _fail_connection(self, status):
         error = errors.request_too_large() if status == 413 else errors.serialization(
             "Malformed HTTP request")  # unverified
-        self._write(error.status, error.body(), False, _JSON, next(self.app.request_ids))
+        self._write(error.status, error.body(), False, _JSON, next(self.app.request_ids),
+                    _CORS if "origin" in self.headers else b"")
 
     def close_when_idle(self):
         """Shut down: close now if idle, else after the reply in progress."""
@@ -287,16 +293,21 @@ class HttpProtocol(asyncio.Protocol):
 
 def decode_body(headers: dict, body: bytes) -> bytes:
     """The request body, gunzipped when the client compressed it."""
-    if headers.get("content-encoding", "").lower() == "gzip":
-        # inflated no further than the largest body okura takes: a small body may
-        # stand for gigabytes
+    if headers.get("content-encoding", "").lower() != "gzip":
+        return body
+    # inflated no further than the largest body okura takes (a small body may stand
+    # for gigabytes), member after member as gzip allows
+    inflated, rest = [], body
+    while True:
         inflate = zlib.decompressobj(wbits=31)
         try:
-            body = inflate.decompress(body, MAX_BODY + 1)
+            inflated.append(inflate.decompress(rest, MAX_BODY + 1 - sum(map(len, inflated))))
         except zlib.error:
-            raise errors.serialization("Unable to decompress the request body")  # unverified
-        if len(body) > MAX_BODY:
+            raise errors.serialization("Unable to decompress the request body") from None  # unverified
+        if sum(map(len, inflated)) > MAX_BODY:
             raise errors.request_too_large()
         if not inflate.eof:
             raise errors.serialization("Unable to decompress the request body")  # unverified
-    return body
+        rest = inflate.unused_data
+        if not rest:
+            return b"".join(inflated)

@@ -276,10 +276,9 @@ def _check_elements(node: Node, items, paths, whole, whole_path: str, whole_shap
     """Check collection elements: scalars as one bracketed error on the whole, others each
     at its path; a null element is missing a member DynamoDB requires (unverified: what
     it answers is not recorded, but never a value an operation can use)."""
-    paths = list(paths)
-    for item, path in zip(items, paths):
-        if item is None:
-            errs.append((path, None, None, NOT_NULL))
+    if None in items:
+        paths = list(paths)
+        errs.extend((path, None, None, NOT_NULL) for item, path in zip(items, paths) if item is None)
     if node.bracket:
         for item in items:
             if item is not None:

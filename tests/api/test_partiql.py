@@ -354,3 +354,11 @@ def test_index_reads(ddb):
     assert reply["ConsumedCapacity"] == {
         "TableName": table, "CapacityUnits": 0.5, "Table": {"CapacityUnits": 0.0},
         "GlobalSecondaryIndexes": {"byg": {"CapacityUnits": 0.5}}}
+
+
+def test_a_token_this_server_did_not_make_is_invalid(ddb, pt):
+    import base64
+    for forged in ('["x", "", ""]', '[-1, "", ""]', '[1.5, "", ""]', "[]"):
+        token = base64.b64encode(forged.encode()).decode()
+        assert fails(ddb, f'SELECT * FROM "{pt}"', NextToken=token) == (
+            "ValidationException", "Invalid NextToken")

@@ -201,12 +201,14 @@ def test_expect_100_continue_is_answered_before_the_body(server):
 
 def test_head_reply_has_no_body(server):
     """A reply to HEAD says its length but leaves the body out: the next reply on the
-    connection starts clean."""
+    connection starts clean (the admin endpoints' too)."""
     received = raw_exchange(server, b"HEAD / HTTP/1.1\r\nHost: x\r\n\r\n"
+                                    b"HEAD /okura/clock HTTP/1.1\r\nHost: x\r\n\r\n"
                                     b"GET / HTTP/1.1\r\nHost: [::1]:80\r\n\r\n", b"healthy: [::1] ")
-    first, second = received.split(b"HTTP/1.1 ")[1:]
+    first, admin, last = received.split(b"HTTP/1.1 ")[1:]
     assert first.endswith(b"\r\n\r\n") and b"Content-Length: 11\r\n" in first
-    assert second.endswith(b"\r\n\r\nhealthy: [::1] ")
+    assert admin.endswith(b"\r\n\r\n")
+    assert last.endswith(b"\r\n\r\nhealthy: [::1] ")
 
 
 def test_browsers_may_call_from_any_origin(server):
@@ -234,6 +236,12 @@ def test_gzip_body_inflates_no_further_than_the_largest_request(server):
     reply = server.post("ListTables", body, headers={"Content-Encoding": "gzip"})
     assert reply.status == 413
     assert reply.json["__type"] == "com.amazon.coral.service#RequestEntityTooLargeException"
+    two_members = gzip.compress(b'{"Lim') + gzip.compress(b'it": 5}')  # gzip allows several
+    assert server.post("ListTables", two_members, headers={"Content-Encoding": "gzip"}).status == 200
+    for bad in (gzip.compress(b"{}") + b"garbage", gzip.compress(b'{"Limit": 5}')[:-6]):
+        reply = server.post("ListTables", bad, headers={"Content-Encoding": "gzip"})
+        assert reply.status == 400
+        assert reply.json["__type"] == "com.amazon.coral.service#SerializationException"
     truncated = gzip.compress(b'{"Limit": 5}')[:-6]
     reply = server.post("ListTables", truncated, headers={"Content-Encoding": "gzip"})
     assert reply.status == 400

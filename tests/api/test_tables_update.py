@@ -215,7 +215,12 @@ def test_on_demand_maximums(ddb):
         "IndexName": "byg", "OnDemandThroughput": {"MaxReadRequestUnits": 5}}}])
     table = ddb.describe_table(TableName=name)["Table"]
     assert table["OnDemandThroughput"] == {"MaxReadRequestUnits": -1, "MaxWriteRequestUnits": 50}
-    assert table["GlobalSecondaryIndexes"][0]["OnDemandThroughput"] == {"MaxReadRequestUnits": 5}
+    # a member left out keeps its value
+    assert table["GlobalSecondaryIndexes"][0]["OnDemandThroughput"] == {
+        "MaxReadRequestUnits": 5, "MaxWriteRequestUnits": 7}
+    ddb.update_table(TableName=name, OnDemandThroughput={"MaxReadRequestUnits": 20})
+    assert ddb.describe_table(TableName=name)["Table"]["OnDemandThroughput"] == {
+        "MaxReadRequestUnits": 20, "MaxWriteRequestUnits": 50}
     # provisioned capacity has no on-demand maximums
     ddb.update_table(TableName=name, BillingMode="PROVISIONED",
                      ProvisionedThroughput=throughput(1, 1), GlobalSecondaryIndexUpdates=[
@@ -230,3 +235,19 @@ def test_on_demand_maximums(ddb):
                          ProvisionedThroughput=throughput(1, 1),
                          OnDemandThroughput={"MaxReadRequestUnits": 5})
     assert error_of(excinfo)[0] == "ValidationException"
+
+
+def test_null_warm_throughput_members_are_absent(server):
+    """A JSON null member is an absent one (it once reached a comparison: a 500)."""
+    name = unique_name()
+    reply = server.post("CreateTable", {
+        "TableName": name, "KeySchema": HASH, "AttributeDefinitions": PK,
+        "BillingMode": "PAY_PER_REQUEST",
+        "WarmThroughput": {"ReadUnitsPerSecond": None, "WriteUnitsPerSecond": 5000}})
+    assert reply.status == 200
+    assert reply.json["TableDescription"]["WarmThroughput"] == warm(12000, 5000, "CREATING")
+    reply = server.post("UpdateTable", {"TableName": name,
+                                        "WarmThroughput": {"ReadUnitsPerSecond": None}})
+    assert reply.status == 200
+    # the reply's statuses agree: the table and its warm throughput are both UPDATING
+    assert reply.json["TableDescription"]["WarmThroughput"] == warm(12000, 5000, "UPDATING")
