@@ -61,7 +61,9 @@ def stream_arn(table_arn: str, label: str) -> str:
 def parse_arn(arn: str) -> tuple[str, str, str] | None:
     """(region, table name, label) of a stream ARN, or None if it is not one."""
     parts = arn.split(":", 5)
-    if len(parts) != 6 or parts[:3] != ["arn", "aws", "dynamodb"]:
+    # any partition (aws, aws-cn, aws-us-gov), as table ARNs take
+    if len(parts) != 6 or parts[0] != "arn" or not parts[1].startswith("aws") or \
+            parts[2] != "dynamodb":
         return None
     table, sep, label = parts[5].partition("/stream/")
     if not sep or not table.startswith("table/") or not label:
