@@ -27,6 +27,7 @@ log = logging.getLogger("okura.server")
 MAX_BODY = 16 * 1024 * 1024 + 64 * 1024  # BatchWriteItem's 16 MB plus envelope
 _REQUEST_ID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 _STATUS = {200: b"200 OK", 400: b"400 Bad Request", 404: b"404 Not Found",
+           405: b"405 Method Not Allowed",
            413: b"413 Request Entity Too Large", 500: b"500 Internal Server Error"}
 _JSON = b"application/x-amz-json-1.0"
 _KEEP, _CLOSE = b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n"
