@@ -219,14 +219,28 @@ def capacity_reply(table: Table, mode: str, units: float,
                    indexes: tuple | list = ()) -> dict:
     """ConsumedCapacity: `units` on the table plus the (index, units) pairs an operation
     spent on its indexes; INDEXES mode breaks the total down."""
+    return consumed_capacity(table.name, mode, units, indexes)
+
+
+def consumed_capacity(table_name: str, mode: str, units: float, indexes: tuple | list = (),
+                      kind: str | None = None) -> dict:
+    """capacity_reply's rule, for a table known by name: an index may come more than once
+    in `indexes` (its units add up); `kind` ("ReadCapacityUnits" or "WriteCapacityUnits",
+    as transactions report) repeats each figure under that name."""
+    def units_of(amount: float) -> dict:
+        return {"CapacityUnits": amount} if kind is None else {"CapacityUnits": amount,
+                                                               kind: amount}
     # unverified: whether DynamoDB also lists the indexes a write left untouched (here: no)
-    consumed = {"TableName": table.name,
-                "CapacityUnits": units + sum(spent for _, spent in indexes)}
+    consumed = {"TableName": table_name,
+                **units_of(units + sum(spent for _, spent in indexes))}
     if mode == "INDEXES":
-        consumed["Table"] = {"CapacityUnits": units}
+        consumed["Table"] = units_of(units)
+        spent_on: dict = {}
         for index, spent in indexes:
+            spent_on[index] = spent_on.get(index, 0.0) + spent
+        for index, spent in spent_on.items():
             group = "GlobalSecondaryIndexes" if index.is_global else "LocalSecondaryIndexes"
-            consumed.setdefault(group, {})[index.name] = {"CapacityUnits": spent}
+            consumed.setdefault(group, {})[index.name] = units_of(spent)
     return consumed
 
 

@@ -3,27 +3,26 @@ with the read or write units named (unverified against a live reply: DynamoDB
 reports CapacityUnits together with ReadCapacityUnits or WriteCapacityUnits)."""
 from __future__ import annotations
 
+from okura.operations.single_item import consumed_capacity
 from okura.values import sizes
 
 READ, WRITE = "ReadCapacityUnits", "WriteCapacityUnits"
 
 
 class Tally:
-    """Units per table name, summed in order of first use, and per secondary index."""
+    """Units per table name, summed in order of first use, with what each write spent on
+    the table's secondary indexes."""
 
     __slots__ = ("units", "indexes")
 
     def __init__(self):
         self.units: dict[str, float] = {}
-        self.indexes: dict[str, dict] = {}  # table name: {(group, index name): units}
+        self.indexes: dict[str, list] = {}  # table name: [(Index, units)]
 
     def add(self, table_name: str, units: float, indexes=()) -> None:
         """`indexes`: the (Index, units) pairs a write spent on the table's indexes."""
         self.units[table_name] = self.units.get(table_name, 0.0) + units
-        spent = self.indexes.setdefault(table_name, {})
-        for index, index_units in indexes:
-            group = "GlobalSecondaryIndexes" if index.is_global else "LocalSecondaryIndexes"
-            spent[group, index.name] = spent.get((group, index.name), 0.0) + index_units
+        self.indexes.setdefault(table_name, []).extend(indexes)
 
     def reply(self, body: dict, kind: str | None) -> list | None:
         """The ConsumedCapacity list; `kind` names the units (None: CapacityUnits alone,
@@ -31,19 +30,8 @@ class Tally:
         mode = body.get("ReturnConsumedCapacity")
         if mode not in ("TOTAL", "INDEXES"):
             return None
-        def units_of(units: float) -> dict:
-            return {"CapacityUnits": units} if kind is None else {"CapacityUnits": units,
-                                                                  kind: units}
-        out = []
-        for name, units in self.units.items():
-            indexes = self.indexes.get(name, {})
-            entry = {"TableName": name, **units_of(units + sum(indexes.values()))}
-            if mode == "INDEXES":
-                entry["Table"] = units_of(units)
-                for (group, index), spent in indexes.items():
-                    entry.setdefault(group, {})[index] = units_of(spent)
-            out.append(entry)
-        return out
+        return [consumed_capacity(name, mode, units, self.indexes[name], kind)
+                for name, units in self.units.items()]
 
 
 def write_units(old: dict | None, new: dict | None, transactional: bool = True) -> float:

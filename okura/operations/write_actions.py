@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from okura import errors, expressions
+from okura import errors, expressions, shapes
 from okura.core import items
 from okura.core.catalog import Table
 from okura.operations.single_item import (active_table, check_key, check_key_untouched,
@@ -14,9 +14,9 @@ from okura.operations.table_rules import table_name
 from okura.values import key_rules, sizes, validation
 
 _KINDS = ("ConditionCheck", "Put", "Delete", "Update")
-_MEMBERS = frozenset(("TableName", "Key", "Item", "UpdateExpression", "ConditionExpression",
-                      "ExpressionAttributeNames", "ExpressionAttributeValues",
-                      "ReturnValuesOnConditionCheckFailure"))
+# each kind of action's members, as the request model declares them (its shapes are
+# named after the kinds)
+_MEMBERS = {kind: shapes.members(kind) for kind in _KINDS}
 
 
 class Action(NamedTuple):
@@ -111,7 +111,7 @@ async def from_request(request, entry: dict) -> Action:
     kind = kinds[0]
     # a transaction's actions have no legacy members (Expected, AttributeUpdates, ...):
     # what the request model does not know is no part of the request
-    body = {member: value for member, value in entry[kind].items() if member in _MEMBERS}
+    body = {member: value for member, value in entry[kind].items() if member in _MEMBERS[kind]}
     record = body["Item"] if kind == "Put" else body["Key"]
     validation.check_item(record)
     condition, upd = write_expressions(body, "UpdateItem" if kind == "Update" else "PutItem")

@@ -67,6 +67,16 @@ _OPERATIONS = _build()
 OPERATIONS = frozenset(_OPERATIONS)
 
 
+def members(shape: str) -> frozenset[str]:
+    """The wire names of a structure shape's members (e.g. "Put": a TransactWriteItems
+    action's), as DynamoDB's model declares them."""
+    for service in _MODEL["services"].values():
+        spec = service["shapes"].get(shape)
+        if spec is not None and spec["type"] == "structure":
+            return frozenset(wire for wire, *_ in spec["members"])
+    raise KeyError(shape)
+
+
 def check(operation: str, body: dict) -> None:
     """Validate `body` for `operation` (e.g. "PutItem"); raises a DynamoError or returns None."""
     op = _OPERATIONS.get(operation)
