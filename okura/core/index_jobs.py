@@ -81,6 +81,13 @@ class IndexJobs:
         index = next(index for index in table.indexes if index.name == index_name)
         after = None if job["After"] is None else tuple(map(bytes.fromhex, job["After"]))
         async with self.db.engine.transaction() as unit:
+            # Still the job it was: a Delete ending it (on another node, perhaps, which
+            # took the lease over) changes the document first, and a backfill committing
+            # after that would leave rows the drop never sees. Reading the version holds
+            # it (PostgreSQL: FOR SHARE) until this chunk commits.
+            if await unit.catalog_version(table.id) != table.version:
+                self.db.catalog.invalidate(table.id)  # the next pass plans with the new one
+                raise CatalogChanged(table)
             rows = await unit.scan(table.id, after, None, None, CHUNK)
             for hk, rk, _, _ in rows:
                 raw = await unit.get(table.id, hk, rk, lock=True)

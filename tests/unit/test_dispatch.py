@@ -7,11 +7,9 @@ import logging
 
 import orjson
 
-from okura.config import Settings
+from in_process import memory_app
 from okura.core.catalog import CatalogChanged
-from okura.core.database import Database
 from okura.server import app as app_module
-from okura.server.app import App, make_engine
 from okura.server.http import Request
 
 HEADERS = {"x-amz-target": "DynamoDB_20120810.ListTables", "x-amz-date": "20260101T000000Z",
@@ -26,14 +24,8 @@ def test_unexpected_exception_is_internal_server_error(monkeypatch, caplog):
     monkeypatch.setitem(app_module.ROUTES, HEADERS["x-amz-target"], broken)
 
     async def scenario():
-        settings = Settings(memory=True)
-        db = Database(make_engine(settings), settings.account_id)
-        await db.open()
-        app = App(db, settings)
-        try:
+        async with memory_app() as app:
             return await app.dispatch(Request(dict(HEADERS), b"RID", app, None), b"{}")
-        finally:
-            await db.close()
 
     with caplog.at_level(logging.ERROR, logger="okura"):
         status, body = asyncio.run(scenario())
@@ -63,15 +55,9 @@ def test_a_request_planned_on_a_stale_table_runs_again_on_a_fresh_one(monkeypatc
 
     async def scenario():
         nonlocal stale
-        settings = Settings(memory=True)
-        db = Database(make_engine(settings), settings.account_id)
-        await db.open()
-        app = App(db, settings)
-        try:
-            stale = await db.catalog.create("us-east-1", doc)
+        async with memory_app() as app:
+            stale = await app.db.catalog.create("us-east-1", doc)
             return await app.dispatch(Request(dict(HEADERS), b"RID", app, None), b"{}")
-        finally:
-            await db.close()
 
     stale = None
     status, body = asyncio.run(scenario())

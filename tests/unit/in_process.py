@@ -1,0 +1,19 @@
+"""An okura App in this process, over an in-memory database: dispatch without HTTP."""
+from __future__ import annotations
+
+import contextlib
+
+from okura.config import Settings
+from okura.core.database import Database
+from okura.server.app import App, make_engine
+
+
+@contextlib.asynccontextmanager
+async def memory_app():
+    settings = Settings(memory=True)
+    db = Database(make_engine(settings), settings.account_id)
+    await db.open()
+    try:
+        yield App(db, settings)
+    finally:
+        await db.close()
