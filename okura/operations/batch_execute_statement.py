@@ -2,8 +2,10 @@
 its own; reads must name a whole key."""
 from __future__ import annotations
 
+import orjson
+
 from okura import errors, partiql, shapes
-from okura.core import transactions
+from okura.core import items, transactions
 from okura.errors import DynamoError
 from okura.operations import partiql_statements
 from okura.operations.single_item import index_write_units
@@ -45,17 +47,14 @@ def _prepared(entry: dict):
 
 async def _one(request, entry: dict, stmt, tally: Tally) -> dict:
     if type(stmt) is partiql.Select:
-        table = (await partiql_statements.source_of(request, stmt)).table
-        key, _ = partiql_statements.split_key(table, stmt.where)
-        if key is None or stmt.index is not None:
-            raise partiql.messages.key_equality()
-        _, page = await partiql_statements.select(request, stmt, None, None)
-        tally.add(table.name, sizes.read_units(page.size, consistent=bool(
-            entry.get("ConsistentRead"))))
-        reply = {"TableName": table.name}
-        if page.items:
-            reply["Item"] = page.items[0]
-        return reply
+        table, key = await partiql_statements.key_target(request, stmt)
+        raw = await items.get_raw(request.app.db, table, key)
+        item = None if raw is None else orjson.loads(raw)
+        tally.add(table.name, sizes.read_units(0 if item is None else sizes.item_size(item),
+                                               consistent=bool(entry.get("ConsistentRead"))))
+        found = partiql_statements.selected(stmt, item)
+        return {"TableName": table.name} if found is None else {"TableName": table.name,
+                                                                 "Item": found}
     change, old, new, returned = await partiql_statements.write_alone(request, stmt, entry)
     tally.add(change.table.name, write_units(old, new, transactional=False),
               index_write_units(change.table, old, new))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import orjson
 
-from okura import errors, expressions, partiql, shapes
+from okura import errors, partiql, shapes
 from okura.core import transactions
 from okura.operations import partiql_statements, transact_write_items, write_actions
 from okura.operations.transact_capacity import READ, Tally, read_units
@@ -33,24 +33,14 @@ async def handle(request, body: dict):
 
 
 async def _read(request, body: dict, statements: list) -> dict:
-    targets = []
-    for stmt in statements:
-        table = (await partiql_statements.source_of(request, stmt)).table
-        key, _ = partiql_statements.split_key(table, stmt.where)
-        if key is None or stmt.index is not None:
-            raise partiql.messages.key_equality()
-        targets.append((table, key))
+    targets = [await partiql_statements.key_target(request, stmt) for stmt in statements]
     docs = await transactions.read(request.app.db, targets)
     responses, tally = [], Tally()
     for stmt, (table, _), doc in zip(statements, targets, docs):
         item = None if doc is None else orjson.loads(doc)
         tally.add(table.name, read_units(item))
-        if item is not None and (stmt.where is None or expressions.evaluate(stmt.where, item)):
-            if stmt.projection is not None:
-                item = expressions.project(expressions.Projection(stmt.projection), item)
-            responses.append({"Item": item})
-        else:
-            responses.append({})
+        found = partiql_statements.selected(stmt, item)
+        responses.append({} if found is None else {"Item": found})
     out = {"Responses": responses}
     capacity = tally.reply(body, READ)
     if capacity is not None:

@@ -233,6 +233,22 @@ async def select(request, stmt: partiql.Select, limit: int | None, next_token: s
                        source.last_key(found[-1]))
 
 
+async def key_target(request, stmt: partiql.Select) -> tuple[Table, dict]:
+    """The table and whole key a SELECT names where a read must name one item of a table
+    (BatchExecuteStatement, ExecuteTransaction)."""
+    table = (await source_of(request, stmt)).table
+    key, _ = split_key(table, stmt.where)
+    if key is None or stmt.index is not None:
+        raise messages.key_equality()
+    return table, key
+
+
+def selected(stmt: partiql.Select, item: dict | None) -> dict | None:
+    """The item a key read returns: None if absent or WHERE is false, else projected."""
+    found = _filtered(stmt, [] if item is None else [item])
+    return found[0] if found else None
+
+
 def _filtered(stmt: partiql.Select, found: list) -> list:
     where, projection = stmt.where, stmt.projection
     out = [item for item in found if where is None or expressions.evaluate(where, item)]
