@@ -118,7 +118,7 @@ def global_document(index: dict, status: str) -> dict:
              "WarmThroughput": table_settings.warm(None, index.get("WarmThroughput"), throughput),
              "IndexSizeBytes": 0, "ItemCount": 0}
     if index.get("OnDemandThroughput") is not None:
-        entry["OnDemandThroughput"] = dict(index["OnDemandThroughput"])
+        entry["OnDemandThroughput"] = table_settings.present(index["OnDemandThroughput"])
     return entry
 
 

@@ -58,7 +58,7 @@ class Reading:
 
     def __init__(self, table: Table, body: dict, select: str | None, filter_, projection):
         self.consistent = bool(body.get("ConsistentRead"))
-        self.source = source(table, body.get("IndexName"), self.consistent)
+        self.source = read_source(table, body.get("IndexName"), self.consistent)
         self.filter = filter_
         self.values = body.get("ExpressionAttributeValues")  # what the filter's placeholders stand for
         self.projection = projection
@@ -166,7 +166,7 @@ def read_capacity(source: Source, mode: str, units: float, fetched_units: float 
     return capacity_reply(source.table, mode, fetched_units, [(source.index, units)])
 
 
-def source(table: Table, name: str | None, consistent: bool) -> Source:
+def read_source(table: Table, name: str | None, consistent: bool) -> Source:
     """The table, or its index `name`, as a read of it (Query, Scan, SELECT) sees it,
     after DynamoDB's rules on reading an index."""
     if name is None:

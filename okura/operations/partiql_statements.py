@@ -17,7 +17,7 @@ from okura.core import items, reads
 from okura.core.catalog import Table
 from okura.expressions.ast import And, Call, Compare, Const, In, Or, Path
 from okura.operations import write_actions
-from okura.operations.paged_reads import source
+from okura.operations.paged_reads import read_source
 from okura.operations.single_item import active_table, check_key, returned_values
 from okura.partiql import messages
 from okura.values import key_rules, ordering, sizes, validation
@@ -124,7 +124,7 @@ async def write_alone(request, stmt, body: dict) -> tuple[items.Change, dict | N
 
 async def source_of(request, select: partiql.Select, consistent: bool = False) -> reads.Source:
     """What a SELECT reads, under Query's rules on indexes."""
-    return source(await active_table(request, select.table), select.index, consistent)
+    return read_source(await active_table(request, select.table), select.index, consistent)
 
 
 def _partitions(source: reads.Source, where) -> list[dict] | None:

@@ -126,5 +126,9 @@ def on_demand(spec: dict, on_demand_billing: bool, owner: str, current: dict | N
         if value is not None and value != -1 and value < 1:
             raise errors.validation(  # unverified
                 _INVALID + f"{member} must be -1 or at least 1, but was {value}")
-    given = {member: value for member, value in spec.items() if value is not None}
-    return {**(current or {}), **given}
+    return {**(current or {}), **present(spec)}
+
+
+def present(spec: dict) -> dict:
+    """The members a request gives (a JSON null is an absent member)."""
+    return {member: value for member, value in spec.items() if value is not None}

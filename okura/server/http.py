@@ -39,6 +39,11 @@ _CORS = (b"\r\nAccess-Control-Allow-Origin: *\r\nAccess-Control-Expose-Headers: 
 _PREFLIGHT = _CORS + b"\r\nAccess-Control-Allow-Methods: GET, POST, OPTIONS\r\nAccess-Control-Max-Age: 172800"
 
 
+def _cors(headers: dict) -> bytes:
+    """The CORS header lines of a reply: for a browser's request (it names its origin)."""
+    return _CORS if "origin" in headers else b""
+
+
 def _head(status: int, content_type: bytes) -> bytes:
     """A reply's status line and headers up to the length's value."""
     return b"HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: " % (
@@ -236,13 +241,13 @@ class HttpProtocol(asyncio.Protocol):
         if not host.endswith("]"):  # a port follows the name, or an IPv6 address's "]"
             host = host.rpartition(":")[0] or host
         self._write(200, b"healthy: " + host.encode("latin-1") + b" ", keep_alive, b"text/plain",
-                    request_id, _CORS if "origin" in headers else b"", method != b"HEAD")
+                    request_id, _cors(headers), method != b"HEAD")
 
     def _admin_finished(self, task, method, headers, keep_alive):
         self.busy = False
         status, reply = task.result()
         self._write(status, reply, keep_alive, b"application/json", next(self.app.request_ids),
-                    _CORS if "origin" in headers else b"", method != b"HEAD")
+                    _cors(headers), method != b"HEAD")
         self._start_queued()
 
     def _start_queued(self):
@@ -260,7 +265,7 @@ class HttpProtocol(asyncio.Protocol):
             error = errors.internal_server_error()
             status, body = error.status, error.body()
         self._write(status, body, keep_alive, _JSON, request.request_id,
-                    _CORS if "origin" in request.headers else b"")
+                    _cors(request.headers))
 
     def _write(self, status, body, keep_alive, content_type, request_id, extra=b"",
                with_body=True):
@@ -283,7 +288,7 @@ class HttpProtocol(asyncio.Protocol):
         error = errors.request_too_large() if status == 413 else errors.serialization(
             "Malformed HTTP request")  # unverified
         self._write(error.status, error.body(), False, _JSON, next(self.app.request_ids),
-                    _CORS if "origin" in self.headers else b"")
+                    _cors(self.headers))
 
     def close_when_idle(self):
         """Shut down: close now if idle, else after the reply in progress."""
@@ -298,17 +303,19 @@ def decode_body(headers: dict, body: bytes) -> bytes:
         return body
     # inflated no further than the largest body okura takes (a small body may stand
     # for gigabytes), member after member as gzip allows
-    inflated, rest = [], body
-    while True:
+    inflated, size, rest = [], 0, body
+    while rest:
         inflate = zlib.decompressobj(wbits=31)
         try:
-            inflated.append(inflate.decompress(rest, MAX_BODY + 1 - sum(map(len, inflated))))
+            part = inflate.decompress(rest, MAX_BODY + 1 - size)
         except zlib.error:
-            raise errors.serialization("Unable to decompress the request body") from None  # unverified
-        if sum(map(len, inflated)) > MAX_BODY:
-            raise errors.request_too_large()
-        if not inflate.eof:
+            part = None
+        if part is not None:
+            size += len(part)
+            if size > MAX_BODY:
+                raise errors.request_too_large()
+        if part is None or not inflate.eof:
             raise errors.serialization("Unable to decompress the request body")  # unverified
+        inflated.append(part)
         rest = inflate.unused_data
-        if not rest:
-            return b"".join(inflated)
+    return b"".join(inflated)

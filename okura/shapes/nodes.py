@@ -139,8 +139,9 @@ class StringNode(Node):
 
 
 class NumberNode(Node):
-    """An Integer or Long member given as 1.5 is read as Java reads it into an int,
-    truncated (StructureNode.check_inner rewrites it), so operations see only ints."""
+    """An Integer or Long member given as 1.5 is read as Java's JSON readers coerce it
+    into an int, truncated (unverified against DynamoDB's front end: no reply recorded);
+    StructureNode.check_inner rewrites it, so operations see only ints."""
     __slots__ = ("java_type", "tests", "integral")
 
     def __init__(self, name: str, spec: dict):
