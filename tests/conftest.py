@@ -17,7 +17,7 @@ import boto3
 import pytest
 from botocore.config import Config
 
-BACKENDS = ["sqlite", "postgres"]
+BACKENDS = ["memory", "sqlite", "postgres"]
 POSTGRES_HOST = "127.0.0.1:5432"
 POSTGRES_USERS = ("postgres", "root")
 
@@ -165,6 +165,8 @@ def postgres_url():
 def server(request, tmp_path_factory):
     if request.param == "postgres":
         instance = Server("--postgres", request.getfixturevalue("postgres_url"))
+    elif request.param == "memory":
+        instance = Server()
     else:
         instance = Server(data_dir=str(tmp_path_factory.mktemp(f"okura-{request.param}")))
     yield instance

@@ -84,9 +84,13 @@ def make_engine(settings: Settings):
         from okura.storage.postgres import PostgresEngine
 
         return PostgresEngine(settings.postgres)
+    if settings.memory:
+        from okura.storage.memory import MemoryEngine
+
+        return MemoryEngine()
     from okura.storage.sqlite import SqliteEngine
 
-    return SqliteEngine(None if settings.memory else settings.data_dir, settings.durability)
+    return SqliteEngine(settings.data_dir, settings.durability)
 
 
 def storage_of(settings: Settings) -> str:

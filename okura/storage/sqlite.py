@@ -66,7 +66,6 @@ BUSY_MS = 5000  # how long a connection waits for another's lock (the checkpoint
 CHECKPOINT_SECONDS = 0.5
 MMAP_BYTES = 1 << 30
 CACHE_KIB = 8192  # SQLite's page cache (its default is 2 MiB)
-MEMORY_PAGE_BYTES = 16384  # in memory only: on disk, larger pages write more WAL per change
 # A checkpoint round copies what the writes of the round before added; rounds stop
 # once one copied no more than CATCH_UP_FRAMES pages (well under a millisecond).
 CHECKPOINT_ROUNDS = 8
@@ -94,8 +93,7 @@ def _connect(target: str) -> apsw.Connection:
 class SqliteEngine:
     shared = False  # one process owns the file
 
-    def __init__(self, path: str | None, durability: str = "process"):
-        """`path` None keeps everything in memory."""
+    def __init__(self, path: str, durability: str = "process"):
         self.path = path
         self.durability = durability
         self.db: apsw.Connection | None = None
@@ -107,11 +105,8 @@ class SqliteEngine:
         self._catch_up = False
 
     async def open(self) -> None:
-        if self.path is None:
-            target = ":memory:"
-        else:
-            os.makedirs(self.path, exist_ok=True)
-            target = os.path.join(self.path, "okura.sqlite3")
+        os.makedirs(self.path, exist_ok=True)
+        target = os.path.join(self.path, "okura.sqlite3")
         db = _connect(target)
         # SQLite's page cache: a commit after a page split scans its whole hash of pages
         # (pcache1TruncateUnsafe: the split renumbers pages through one far past the end
@@ -124,21 +119,16 @@ class SqliteEngine:
         # SQLite spills to a temporary file past 64 KiB (a BatchWriteItem of 25 items on
         # disk); kept in memory instead: 30-35 -> 22-23 µs of CPU per item (in-process).
         db.execute("PRAGMA temp_store=MEMORY")
-        if self.path is None:
-            # In memory every page stays in that hash: fewer, larger pages keep the scan
-            # short (PutItem into 200,000 items, commits of 2: 32 -> 17 µs).
-            db.execute(f"PRAGMA page_size={MEMORY_PAGE_BYTES}")
-        if self.path is not None:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute(f"PRAGMA synchronous={_SYNC[self.durability]}")
-            # Checkpoints copy the WAL into the database file. SQLite would run them inside
-            # the committing request every 1,000 pages (a latency spike); a thread of its
-            # own does them instead, on its own connection, without blocking writers.
-            db.execute("PRAGMA wal_autocheckpoint=0")
-            self._files = (target + "-wal", target)
-            self._checkpoints = threading.Thread(target=self._checkpoint_loop, args=(target,),
-                                                 name="okura-checkpoints", daemon=True)
-            self._checkpoints.start()
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute(f"PRAGMA synchronous={_SYNC[self.durability]}")
+        # Checkpoints copy the WAL into the database file. SQLite would run them inside
+        # the committing request every 1,000 pages (a latency spike); a thread of its
+        # own does them instead, on its own connection, without blocking writers.
+        db.execute("PRAGMA wal_autocheckpoint=0")
+        self._files = (target + "-wal", target)
+        self._checkpoints = threading.Thread(target=self._checkpoint_loop, args=(target,),
+                                             name="okura-checkpoints", daemon=True)
+        self._checkpoints.start()
         for statement in _SCHEMA:
             db.execute(statement)
         found = db.execute("SELECT value FROM okura_meta WHERE key='schema_version'").fetchone()

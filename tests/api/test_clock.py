@@ -24,6 +24,8 @@ def clocked(request, tmp_path_factory):
                 pytest.skip("no PostgreSQL server")
             databases.append(name)
             instance = Server("--postgres", url, *flags)
+        elif request.param == "memory":
+            instance = Server(*flags)
         else:
             instance = Server(*flags, data_dir=str(tmp_path_factory.mktemp("okura-clock")))
         started.append(instance)

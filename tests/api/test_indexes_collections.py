@@ -1,6 +1,6 @@
 """Item-collection sizes of tables with local secondary indexes: the 10 GB limit and
 SizeEstimateRangeGB (a collection of 10 GB cannot be written in a test, so the
-counter is driven directly over an in-memory SQLite engine)."""
+counter is driven directly over the in-memory engine)."""
 from __future__ import annotations
 
 import asyncio
@@ -10,7 +10,7 @@ import pytest
 from okura.core import collections
 from okura.core.catalog import Table
 from okura.errors import DynamoError
-from okura.storage.sqlite import SqliteEngine
+from okura.storage.memory import MemoryEngine
 
 GB = 1024 ** 3
 TABLE = Table(7, 1, "us-east-1", "000000000000", {
@@ -22,7 +22,7 @@ TABLE = Table(7, 1, "us-east-1", "000000000000", {
 def grow_all(growths: list[int]) -> list[int | str]:
     """The size after each growth of one collection, or the refusal's message."""
     async def run():
-        engine = SqliteEngine(None)
+        engine = MemoryEngine()
         await engine.open()
         out = []
         for growth in growths:

@@ -1,0 +1,279 @@
+"""In-memory backend (`okura serve --memory`): Python structures, nothing on disk.
+
+Each table or index keeps its rows in a dict keyed by (hash key bytes, range key
+bytes), which serves the point reads and writes, and a SortedList of those keys,
+which serves Query and Scan. Keeping that list in order costs a few microseconds a
+new key, so writes only note their new and removed keys; the first ordered read
+after them files the notes in one pass (PutItem and BatchWriteItem never pay for
+order, a Query after them pays once for many keys).
+
+A unit's writes apply at once and each records how to undo itself: a unit that fails
+is rolled back alone, with no journal copying pages (SQLite in memory copied a 16 KiB
+page for each random insert: half of a BatchWriteItem's storage time). One process
+owns everything and runs one unit at a time without suspending, so no unit sees
+another half done, nothing waits for a commit, and nothing locks or conflicts.
+"""
+from __future__ import annotations
+
+import heapq
+from itertools import islice
+from typing import Callable
+
+from sortedcontainers import SortedList
+
+
+class _Rows:
+    """The rows of one table or index."""
+
+    __slots__ = ("rows", "order", "fresh", "stale", "size")
+
+    def __init__(self):
+        self.rows: dict[tuple[bytes, bytes], tuple[int, bytes]] = {}  # key -> (size, doc)
+        self.order = SortedList()  # every key of rows once fresh and stale are filed
+        self.fresh: list[tuple[bytes, bytes]] = []  # keys added, not yet in order
+        self.stale: set[tuple[bytes, bytes]] = set()  # keys removed, still in order
+        self.size = 0
+
+    def put(self, key: tuple[bytes, bytes], row: tuple[int, bytes] | None):
+        """Set (or with None remove) one row; the row it replaced, or None."""
+        rows = self.rows
+        old = rows.get(key)
+        if row is not None:
+            rows[key] = row
+            self.size += row[0]
+            if old is None:
+                if key in self.stale:  # still in order: it stays there
+                    self.stale.discard(key)
+                else:
+                    self.fresh.append(key)
+        elif old is not None:
+            del rows[key]
+            self.stale.add(key)
+        if old is not None:
+            self.size -= old[0]
+        return old
+
+    def ordered(self) -> SortedList:
+        """The keys in order, once the notes of the writes since the last call are filed."""
+        order = self.order
+        if self.fresh:
+            order.update(self.fresh)
+            self.fresh = []
+        if self.stale:
+            for key in self.stale:
+                order.discard(key)
+            self.stale = set()
+        return order
+
+
+_NONE = _Rows()  # the (empty) rows of a table that has none
+
+
+class MemoryEngine:
+    shared = False  # the process owns its memory
+
+    def __init__(self):
+        self.tables: dict[int, _Rows] = {}
+        self.catalog: dict[tuple[str, str], list] = {}  # (region, name) -> [id, doc, version]
+        self.names: dict[int, tuple[str, str]] = {}  # table id -> (region, name)
+        self.tokens: dict[str, tuple[bytes, bytes | None, float]] = {}  # (digest, outcome, expires)
+        self.expiries: list[tuple[float, str]] = []  # a heap; entries outdated by later ones
+        self.last_id = 0
+        self._unit = _MemoryUnit(self)
+        self._reader = _MemoryUnit(self)
+
+    async def open(self) -> None:
+        pass
+
+    async def close(self) -> None:
+        pass
+
+    def watch_catalog(self, callback: Callable[[int], None]) -> None:
+        """Nobody else writes this process's catalog: there is nothing to watch."""
+
+    def after_commit(self, callback: Callable[[BaseException | None], None]) -> bool:
+        return False  # a unit is complete when it ends
+
+    def transaction(self) -> "_MemoryUnit":
+        return self._unit
+
+    def reader(self) -> "_MemoryUnit":
+        return self._reader
+
+    async def read_one(self, tid: int, hk: bytes, rk: bytes) -> bytes | None:
+        row = self.tables.get(tid, _NONE).rows.get((hk, rk))
+        return None if row is None else row[1]
+
+
+class _MemoryUnit:
+    """A unit (the engine's one, reused), or the reader: the same reads, and writes
+    only inside a unit, where `undo` collects (function, *arguments) to run backwards
+    should the unit fail."""
+
+    __slots__ = ("engine", "undo")
+
+    def __init__(self, engine: MemoryEngine):
+        self.engine = engine
+        self.undo: list[tuple] | None = None
+
+    async def __aenter__(self) -> "_MemoryUnit":
+        if self is self.engine._unit:
+            if self.undo is not None:
+                raise RuntimeError("storage units never nest")
+            self.undo = []
+        return self
+
+    async def __aexit__(self, exc_type, exc, tb) -> None:
+        undo, self.undo = self.undo, None
+        if exc_type is not None and undo:
+            for step in reversed(undo):
+                step[0](*step[1:])
+
+    def _rows(self, tid: int) -> _Rows:
+        rows = self.engine.tables.get(tid)
+        if rows is None:
+            rows = self.engine.tables[tid] = _Rows()
+            self.undo.append((self.engine.tables.pop, tid))
+        return rows
+
+    async def get(self, tid: int, hk: bytes, rk: bytes, lock: bool = False,
+                  wait: bool = True) -> bytes | None:
+        row = self.engine.tables.get(tid, _NONE).rows.get((hk, rk))
+        return None if row is None else row[1]
+
+    async def put(self, tid: int, hk: bytes, rk: bytes, size: int, doc: bytes) -> None:
+        rows, key = self._rows(tid), (hk, rk)
+        self.undo.append((rows.put, key, rows.put(key, (size, doc))))
+
+    async def put_many(self, rows: list[tuple[int, bytes, bytes, int, bytes]]) -> None:
+        for tid, hk, rk, size, doc in rows:
+            await self.put(tid, hk, rk, size, doc)
+
+    async def delete(self, tid: int, hk: bytes, rk: bytes) -> None:
+        rows = self.engine.tables.get(tid)
+        if rows is not None:
+            key = (hk, rk)
+            old = rows.put(key, None)
+            if old is not None:
+                self.undo.append((rows.put, key, old))
+
+    async def query(self, tid: int, hk: bytes, lo: bytes | None, hi: bytes | None,
+                    forward: bool, limit: int) -> list[tuple[bytes, int, bytes]]:
+        table = self.engine.tables.get(tid, _NONE)
+        # (hk,) sorts before every (hk, rk); (hk + b"\0",) after them and before the
+        # next partition's keys.
+        keys = table.ordered().irange((hk,) if lo is None else (hk, lo),
+                                      (hk + b"\0",) if hi is None else (hk, hi),
+                                      (True, False), not forward)
+        rows = table.rows
+        return [(key[1], *rows[key]) for key in islice(keys, max(limit, 0))]
+
+    async def scan(self, tid: int, after: tuple[bytes, bytes] | None, hk_lo: bytes | None,
+                   hk_hi: bytes | None, limit: int) -> list[tuple[bytes, bytes, int, bytes]]:
+        table = self.engine.tables.get(tid, _NONE)
+        low, inclusive = None, True
+        if hk_lo is not None:
+            low = (hk_lo,)
+        if after is not None and (low is None or tuple(after) >= low):
+            low, inclusive = tuple(after), False
+        keys = table.ordered().irange(low, None if hk_hi is None else (hk_hi,),
+                                      (inclusive, False))
+        rows = table.rows
+        return [(*key, *rows[key]) for key in islice(keys, max(limit, 0))]
+
+    async def table_stats(self, tid: int) -> tuple[int, int]:
+        table = self.engine.tables.get(tid, _NONE)
+        return len(table.rows), table.size
+
+    async def drop_rows(self, tid: int) -> None:
+        rows = self.engine.tables.pop(tid, None)
+        if rows is not None:
+            self.undo.append((self.engine.tables.__setitem__, tid, rows))
+
+    async def new_id(self) -> int:
+        # Not undone: an id is never handed out twice, used or not.
+        self.engine.last_id += 1
+        return self.engine.last_id
+
+    async def catalog_get(self, region: str, name: str) -> tuple[int, bytes, int] | None:
+        entry = self.engine.catalog.get((region, name))
+        return None if entry is None else tuple(entry)
+
+    async def catalog_list(self, region: str) -> list[str]:
+        return sorted(name for where, name in self.engine.catalog if where == region)
+
+    async def catalog_insert(self, region: str, name: str, doc: bytes) -> int | None:
+        if (region, name) in self.engine.catalog:
+            return None
+        tid = await self.new_id()
+        self._set_entry(tid, (region, name), [tid, doc, 1])
+        return tid
+
+    async def catalog_update(self, tid: int, doc: bytes, expected: int | None = None) -> int | None:
+        named = self.engine.names.get(tid)
+        if named is None:
+            return None
+        version = self.engine.catalog[named][2]
+        if expected is not None and version != expected:
+            return None
+        self._set_entry(tid, named, [tid, doc, version + 1])
+        return version + 1
+
+    async def catalog_version(self, tid: int) -> int | None:
+        named = self.engine.names.get(tid)
+        return None if named is None else self.engine.catalog[named][2]
+
+    async def catalog_delete(self, tid: int) -> None:
+        named = self.engine.names.get(tid)
+        if named is not None:
+            self._set_entry(tid, named, None)
+
+    def _set_entry(self, tid: int, named: tuple[str, str], entry: list | None) -> None:
+        """Set (None: remove) one catalog entry, undoably."""
+        self.undo.append((self._apply_entry, tid, named, self.engine.catalog.get(named)))
+        self._apply_entry(tid, named, entry)
+
+    def _apply_entry(self, tid: int, named: tuple[str, str], entry: list | None) -> None:
+        engine = self.engine
+        if entry is None:
+            engine.catalog.pop(named, None)
+            engine.names.pop(tid, None)
+        else:
+            engine.catalog[named] = entry
+            engine.names[tid] = named
+
+    async def token_claim(self, key: str, digest: bytes, expires: float,
+                          now: float) -> tuple[bytes, bytes | None] | None:
+        tokens, expiries = self.engine.tokens, self.engine.expiries
+        while expiries and expiries[0][0] <= now:
+            at, expired = heapq.heappop(expiries)
+            held = tokens.get(expired)
+            if held is not None and held[2] == at:  # not since renewed
+                self._set_token(expired, None)
+        held = tokens.get(key)
+        if held is not None:
+            return held[0], held[1]
+        self._set_token(key, (digest, None, expires))
+        return None
+
+    async def token_settle(self, key: str, outcome: bytes, expires: float) -> None:
+        held = self.engine.tokens.get(key)
+        if held is not None:
+            self._set_token(key, (held[0], outcome, expires))
+
+    async def token_release(self, key: str) -> None:
+        self._set_token(key, None)
+
+    def _set_token(self, key: str, held: tuple | None) -> None:
+        """Set (None: forget) one token, undoably."""
+        self.undo.append((self._apply_token, key, self.engine.tokens.get(key)))
+        self._apply_token(key, held)
+
+    def _apply_token(self, key: str, held: tuple | None) -> None:
+        """A token's heap entry may outlive it: the claim that pops it checks."""
+        tokens = self.engine.tokens
+        if held is None:
+            tokens.pop(key, None)
+        else:
+            tokens[key] = held
+            heapq.heappush(self.engine.expiries, (held[2], key))
