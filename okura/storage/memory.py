@@ -1,8 +1,9 @@
 """In-memory backend (`okura serve --memory`): Python structures, nothing on disk.
 
-Each table or index keeps its rows in a dict keyed by (hash key bytes, range key
-bytes), which serves the point reads and writes, and a SortedList of those keys,
-which serves Query and Scan. Keeping that list in order costs a few microseconds a
+Each table or index keeps its rows in dicts keyed by one bytes key per row (the
+hash key bytes terminated, then the range key bytes: ordered as the pair), which
+serve the point reads and writes, and a SortedList of those keys, which serves
+Query and Scan. Keeping that list in order costs a few microseconds a
 new key, so writes only note their new and removed keys; the first ordered read
 after them files the notes in one pass (PutItem and BatchWriteItem never pay for
 order, a Query after them pays once for many keys).
@@ -11,47 +12,67 @@ A unit's writes apply at once and each records how to undo itself: a unit that f
 is rolled back alone, with no journal copying pages (SQLite in memory copied a 16 KiB
 page for each random insert: half of a BatchWriteItem's storage time). One process
 owns everything and runs one unit at a time without suspending, so no unit sees
-another half done, nothing waits for a commit, and nothing locks or conflicts.
+another half done, no commit is needed, and nothing locks or conflicts. (Replies of
+an event-loop iteration that wrote still leave together at its end: after_commit.)
 """
 from __future__ import annotations
 
+import asyncio
 import heapq
 from itertools import islice
 from typing import Callable
 
 from sortedcontainers import SortedList
 
+from okura.storage.keys import terminated
+
+
+def _key(hk: bytes, rk: bytes) -> bytes:
+    """One bytes key ordered as (hk, rk): the hash key terminated, then the range key."""
+    return terminated(hk) + rk
+
+
+def _split(key: bytes) -> tuple[bytes, bytes]:
+    """(hk, rk) of a key: an escaped 0x00 is followed by 0xFF, so the first 0x00 0x00
+    is the terminator."""
+    end = key.find(b"\0\0")
+    return key[:end].replace(b"\0\xff", b"\0"), key[end + 2:]
+
 
 class _Rows:
-    """The rows of one table or index."""
+    """The rows of one table or index. Keys are bytes and the dicts hold only bytes and
+    ints, which the garbage collector never tracks: with tuples, every insert re-tracked
+    the whole dict and each young collection walked all of it (40 % of the CPU under
+    BatchWriteItem load, by perf)."""
 
-    __slots__ = ("rows", "order", "fresh", "stale", "size")
+    __slots__ = ("docs", "sizes", "order", "fresh", "stale", "size")
 
     def __init__(self):
-        self.rows: dict[tuple[bytes, bytes], tuple[int, bytes]] = {}  # key -> (size, doc)
-        self.order = SortedList()  # every key of rows once fresh and stale are filed
-        self.fresh: list[tuple[bytes, bytes]] = []  # keys added, not yet in order
-        self.stale: set[tuple[bytes, bytes]] = set()  # keys removed, still in order
+        self.docs: dict[bytes, bytes] = {}  # key -> the item's stored document
+        self.sizes: dict[bytes, int] = {}  # key -> the item's size
+        self.order = SortedList()  # every key of docs once fresh and stale are filed
+        self.fresh: list[bytes] = []  # keys added, not yet in order
+        self.stale: set[bytes] = set()  # keys removed, still in order
         self.size = 0
 
-    def put(self, key: tuple[bytes, bytes], row: tuple[int, bytes] | None):
-        """Set (or with None remove) one row; the row it replaced, or None."""
-        rows = self.rows
-        old = rows.get(key)
-        if row is not None:
-            rows[key] = row
-            self.size += row[0]
-            if old is None:
+    def put(self, key: bytes, size: int, doc: bytes | None) -> tuple[int, bytes | None]:
+        """Set (with doc None remove) one row; the (size, doc) it replaced, (0, None) if
+        none: what put() takes to undo this."""
+        docs, sizes = self.docs, self.sizes
+        old_doc = docs.get(key)
+        old_size = 0 if old_doc is None else sizes[key]
+        if doc is not None:
+            docs[key], sizes[key] = doc, size
+            if old_doc is None:
                 if key in self.stale:  # still in order: it stays there
                     self.stale.discard(key)
                 else:
                     self.fresh.append(key)
-        elif old is not None:
-            del rows[key]
+        elif old_doc is not None:
+            del docs[key], sizes[key]
             self.stale.add(key)
-        if old is not None:
-            self.size -= old[0]
-        return old
+        self.size += size - old_size
+        return old_size, old_doc
 
     def ordered(self) -> SortedList:
         """The keys in order, once the notes of the writes since the last call are filed."""
@@ -79,6 +100,8 @@ class MemoryEngine:
         self.tokens: dict[str, tuple[bytes, bytes | None, float]] = {}  # (digest, outcome, expires)
         self.expiries: list[tuple[float, str]] = []  # a heap; entries outdated by later ones
         self.last_id = 0
+        self._holding = False  # a unit ran in this event-loop iteration
+        self._held: list[Callable[[BaseException | None], None]] = []
         self._unit = _MemoryUnit(self)
         self._reader = _MemoryUnit(self)
 
@@ -86,13 +109,32 @@ class MemoryEngine:
         pass
 
     async def close(self) -> None:
-        pass
+        self._release()
 
     def watch_catalog(self, callback: Callable[[int], None]) -> None:
         """Nobody else writes this process's catalog: there is nothing to watch."""
 
     def after_commit(self, callback: Callable[[BaseException | None], None]) -> bool:
-        return False  # a unit is complete when it ends
+        """Nothing waits for a commit here, but once a unit ran in this event-loop
+        iteration, the iteration's replies are held to its end and leave together, as
+        SQLite's group commit sends them. A client is then woken once for the burst,
+        not for each reply (under load, UpdateItem 16.7k -> 22.8k req/s, PutItem 29.5k
+        -> 36.4k); an iteration of reads alone replies at once."""
+        if not self._holding:
+            return False
+        self._held.append(callback)
+        return True
+
+    def _hold(self) -> None:
+        if not self._holding:
+            self._holding = True
+            asyncio.get_running_loop().call_soon(self._release)
+
+    def _release(self) -> None:
+        self._holding = False
+        held, self._held = self._held, []
+        for callback in held:
+            callback(None)
 
     def transaction(self) -> "_MemoryUnit":
         return self._unit
@@ -101,8 +143,7 @@ class MemoryEngine:
         return self._reader
 
     async def read_one(self, tid: int, hk: bytes, rk: bytes) -> bytes | None:
-        row = self.tables.get(tid, _NONE).rows.get((hk, rk))
-        return None if row is None else row[1]
+        return self.tables.get(tid, _NONE).docs.get(_key(hk, rk))
 
 
 class _MemoryUnit:
@@ -121,6 +162,7 @@ class _MemoryUnit:
             if self.undo is not None:
                 raise RuntimeError("storage units never nest")
             self.undo = []
+            self.engine._hold()
         return self
 
     async def __aexit__(self, exc_type, exc, tb) -> None:
@@ -138,12 +180,13 @@ class _MemoryUnit:
 
     async def get(self, tid: int, hk: bytes, rk: bytes, lock: bool = False,
                   wait: bool = True) -> bytes | None:
-        row = self.engine.tables.get(tid, _NONE).rows.get((hk, rk))
-        return None if row is None else row[1]
+        return self.engine.tables.get(tid, _NONE).docs.get(_key(hk, rk))
 
     async def put(self, tid: int, hk: bytes, rk: bytes, size: int, doc: bytes) -> None:
-        rows, key = self._rows(tid), (hk, rk)
-        self.undo.append((rows.put, key, rows.put(key, (size, doc))))
+        rows, key = self._rows(tid), _key(hk, rk)
+        # A copy of exactly the document's size: orjson.dumps() leaves its 1 KiB buffer
+        # allocated behind a shorter document (1,057 B kept per ~260 B item).
+        self.undo.append((rows.put, key, *rows.put(key, size, bytes(memoryview(doc)))))
 
     async def put_many(self, rows: list[tuple[int, bytes, bytes, int, bytes]]) -> None:
         for tid, hk, rk, size, doc in rows:
@@ -152,38 +195,40 @@ class _MemoryUnit:
     async def delete(self, tid: int, hk: bytes, rk: bytes) -> None:
         rows = self.engine.tables.get(tid)
         if rows is not None:
-            key = (hk, rk)
-            old = rows.put(key, None)
-            if old is not None:
-                self.undo.append((rows.put, key, old))
+            key = _key(hk, rk)
+            old = rows.put(key, 0, None)
+            if old[1] is not None:
+                self.undo.append((rows.put, key, *old))
 
     async def query(self, tid: int, hk: bytes, lo: bytes | None, hi: bytes | None,
                     forward: bool, limit: int) -> list[tuple[bytes, int, bytes]]:
-        table = self.engine.tables.get(tid, _NONE)
-        # (hk,) sorts before every (hk, rk); (hk + b"\0",) after them and before the
-        # next partition's keys.
-        keys = table.ordered().irange((hk,) if lo is None else (hk, lo),
-                                      (hk + b"\0",) if hi is None else (hk, hi),
+        table, start = self.engine.tables.get(tid, _NONE), terminated(hk)
+        # The partition's keys start with `start`, which ends 0x00 0x00: raising its last
+        # byte gives the first key past them.
+        keys = table.ordered().irange(start if lo is None else start + lo,
+                                      start[:-1] + b"\1" if hi is None else start + hi,
                                       (True, False), not forward)
-        rows = table.rows
-        return [(key[1], *rows[key]) for key in islice(keys, max(limit, 0))]
+        docs, sizes, cut = table.docs, table.sizes, len(start)
+        return [(key[cut:], sizes[key], docs[key]) for key in islice(keys, max(limit, 0))]
 
     async def scan(self, tid: int, after: tuple[bytes, bytes] | None, hk_lo: bytes | None,
                    hk_hi: bytes | None, limit: int) -> list[tuple[bytes, bytes, int, bytes]]:
         table = self.engine.tables.get(tid, _NONE)
-        low, inclusive = None, True
-        if hk_lo is not None:
-            low = (hk_lo,)
-        if after is not None and (low is None or tuple(after) >= low):
-            low, inclusive = tuple(after), False
-        keys = table.ordered().irange(low, None if hk_hi is None else (hk_hi,),
+        # terminated() keeps order and no terminated key prefixes another, so a bound on
+        # hk is the same bound on whole keys.
+        low, inclusive = None if hk_lo is None else terminated(hk_lo), True
+        if after is not None:
+            resume = _key(*after)
+            if low is None or resume >= low:
+                low, inclusive = resume, False
+        keys = table.ordered().irange(low, None if hk_hi is None else terminated(hk_hi),
                                       (inclusive, False))
-        rows = table.rows
-        return [(*key, *rows[key]) for key in islice(keys, max(limit, 0))]
+        docs, sizes = table.docs, table.sizes
+        return [(*_split(key), sizes[key], docs[key]) for key in islice(keys, max(limit, 0))]
 
     async def table_stats(self, tid: int) -> tuple[int, int]:
         table = self.engine.tables.get(tid, _NONE)
-        return len(table.rows), table.size
+        return len(table.docs), table.size
 
     async def drop_rows(self, tid: int) -> None:
         rows = self.engine.tables.pop(tid, None)

@@ -10,7 +10,9 @@ from hypothesis import strategies as st
 
 from okura.storage.memory import MemoryEngine
 
-KEYS = st.tuples(st.sampled_from([b"a", b"b", b"b\0", b"c"]), st.sampled_from([b"", b"1", b"2"]))
+# Hash keys that prefix each other and hold 0x00 and 0xFF, as the key encoding escapes them.
+HASH_KEYS = [b"a", b"b", b"b\0", b"b\0\xff", b"b\xff", b"c"]
+KEYS = st.tuples(st.sampled_from(HASH_KEYS), st.sampled_from([b"", b"\0", b"1", b"2"]))
 STEPS = st.lists(st.one_of(
     st.tuples(st.just("put"), KEYS, st.integers(1, 9)),
     st.tuples(st.just("delete"), KEYS),
@@ -27,7 +29,7 @@ async def _reads(engine: MemoryEngine) -> tuple:
     async with engine.reader() as unit:
         every = await unit.scan(1, None, None, None, 100)
         pages = [await unit.query(1, hk, lo, hi, forward, 100)
-                 for hk in (b"a", b"b", b"b\0", b"c") for lo, hi in ((None, None), (b"1", None), (None, b"2"))
+                 for hk in HASH_KEYS for lo, hi in ((None, None), (b"1", None), (None, b"2"))
                  for forward in (True, False)]
         after = await unit.scan(1, (b"b", b"1"), None, b"c", 100)
         return every, pages, after, await unit.table_stats(1)
@@ -36,7 +38,7 @@ async def _reads(engine: MemoryEngine) -> tuple:
 def _model_reads(model: dict) -> tuple:
     every = [(hk, rk, size, b"%d" % size) for (hk, rk), size in sorted(model.items())]
     pages = []
-    for hk in (b"a", b"b", b"b\0", b"c"):
+    for hk in HASH_KEYS:
         for lo, hi in ((None, None), (b"1", None), (None, b"2")):
             rows = [(rk, size, doc) for h, rk, size, doc in every if h == hk
                     and (lo is None or rk >= lo) and (hi is None or rk < hi)]
@@ -71,5 +73,21 @@ def test_reads_match_a_sorted_model(steps):
             else:
                 model.pop((hk, rk), None)
         assert await _reads(engine) == _model_reads(model)
+
+    asyncio.run(run())
+
+
+def test_replies_of_an_iteration_that_wrote_leave_at_its_end():
+    async def run():
+        engine, released = MemoryEngine(), []
+        assert not engine.after_commit(released.append)  # nothing written: reply at once
+        async with engine.transaction() as unit:
+            await unit.put(1, b"a", b"", 1, b"1")
+        assert engine.after_commit(released.append)
+        assert engine.after_commit(released.append)
+        assert released == []
+        await asyncio.sleep(0)  # the end of the iteration
+        assert released == [None, None]
+        assert not engine.after_commit(released.append)
 
     asyncio.run(run())
