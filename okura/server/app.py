@@ -16,7 +16,7 @@ from okura.core.clock import Clock
 from okura.core.database import Database
 from okura.core.ttl.sweeper import Sweeper
 from okura.server import auth
-from okura.server.http import HttpProtocol, decode_body, request_ids
+from okura.server.http import HttpProtocol, Outbox, decode_body, request_ids
 from okura.server.router import ROUTES
 from okura.shapes.nodes import mismatch
 
@@ -32,6 +32,7 @@ class App:
         self.settings = settings
         self.request_ids = request_ids()
         self.connections: set[HttpProtocol] = set()
+        self.outbox = Outbox()
 
     async def dispatch(self, request, raw: bytes) -> tuple[int, bytes]:
         """Run one DynamoDB request; every failure becomes DynamoDB's error reply."""

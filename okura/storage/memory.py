@@ -12,12 +12,10 @@ A unit's writes apply at once and each records how to undo itself: a unit that f
 is rolled back alone, with no journal copying pages (SQLite in memory copied a 16 KiB
 page for each random insert: half of a BatchWriteItem's storage time). One process
 owns everything and runs one unit at a time without suspending, so no unit sees
-another half done, no commit is needed, and nothing locks or conflicts. (Replies of
-an event-loop iteration that wrote still leave together at its end: after_commit.)
+another half done, nothing waits for a commit, and nothing locks or conflicts.
 """
 from __future__ import annotations
 
-import asyncio
 import heapq
 from itertools import islice
 from typing import Callable
@@ -100,8 +98,6 @@ class MemoryEngine:
         self.tokens: dict[str, tuple[bytes, bytes | None, float]] = {}  # (digest, outcome, expires)
         self.expiries: list[tuple[float, str]] = []  # a heap; entries outdated by later ones
         self.last_id = 0
-        self._holding = False  # a unit ran in this event-loop iteration
-        self._held: list[Callable[[BaseException | None], None]] = []
         self._unit = _MemoryUnit(self)
         self._reader = _MemoryUnit(self)
 
@@ -109,32 +105,13 @@ class MemoryEngine:
         pass
 
     async def close(self) -> None:
-        self._release()
+        pass
 
     def watch_catalog(self, callback: Callable[[int], None]) -> None:
         """Nobody else writes this process's catalog: there is nothing to watch."""
 
     def after_commit(self, callback: Callable[[BaseException | None], None]) -> bool:
-        """Nothing waits for a commit here, but once a unit ran in this event-loop
-        iteration, the iteration's replies are held to its end and leave together, as
-        SQLite's group commit sends them. A client is then woken once for the burst,
-        not for each reply (under load, UpdateItem 16.7k -> 22.8k req/s, PutItem 29.5k
-        -> 36.4k); an iteration of reads alone replies at once."""
-        if not self._holding:
-            return False
-        self._held.append(callback)
-        return True
-
-    def _hold(self) -> None:
-        if not self._holding:
-            self._holding = True
-            asyncio.get_running_loop().call_soon(self._release)
-
-    def _release(self) -> None:
-        self._holding = False
-        held, self._held = self._held, []
-        for callback in held:
-            callback(None)
+        return False  # a unit is complete when it ends
 
     def transaction(self) -> "_MemoryUnit":
         return self._unit
@@ -162,7 +139,6 @@ class _MemoryUnit:
             if self.undo is not None:
                 raise RuntimeError("storage units never nest")
             self.undo = []
-            self.engine._hold()
         return self
 
     async def __aexit__(self, exc_type, exc, tb) -> None:

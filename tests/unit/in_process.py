@@ -1,4 +1,5 @@
-"""An okura App in this process, over an in-memory database: dispatch without HTTP."""
+"""An okura App in this process, over an in-memory database (or other settings):
+dispatch without HTTP."""
 from __future__ import annotations
 
 import contextlib
@@ -9,11 +10,14 @@ from okura.server.app import App, make_engine
 
 
 @contextlib.asynccontextmanager
-async def memory_app():
-    settings = Settings(memory=True)
+async def app_on(settings: Settings):
     db = Database(make_engine(settings), settings.account_id)
     await db.open()
     try:
         yield App(db, settings)
     finally:
         await db.close()
+
+
+def memory_app():
+    return app_on(Settings(memory=True))

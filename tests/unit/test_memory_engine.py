@@ -76,18 +76,3 @@ def test_reads_match_a_sorted_model(steps):
 
     asyncio.run(run())
 
-
-def test_replies_of_an_iteration_that_wrote_leave_at_its_end():
-    async def run():
-        engine, released = MemoryEngine(), []
-        assert not engine.after_commit(released.append)  # nothing written: reply at once
-        async with engine.transaction() as unit:
-            await unit.put(1, b"a", b"", 1, b"1")
-        assert engine.after_commit(released.append)
-        assert engine.after_commit(released.append)
-        assert released == []
-        await asyncio.sleep(0)  # the end of the iteration
-        assert released == [None, None]
-        assert not engine.after_commit(released.append)
-
-    asyncio.run(run())

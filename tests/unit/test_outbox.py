@@ -1,0 +1,95 @@
+"""Replies leave at the end of the event-loop iteration (server/http.py, Outbox), and a
+connection's replies keep their order whether they wait for the outbox or for SQLite's
+group commit."""
+from __future__ import annotations
+
+import asyncio
+
+import orjson
+
+from in_process import app_on
+from okura.config import Settings
+from okura.server.http import HttpProtocol
+
+TABLE = {"TableName": "outbox", "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+         "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+         "BillingMode": "PAY_PER_REQUEST"}
+
+
+class Transport:
+    def __init__(self):
+        self.out: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self.out.append(data)
+
+    def get_extra_info(self, name):
+        return ("127.0.0.1", 8000)
+
+    def close(self) -> None:
+        pass
+
+
+def post(target: str, body: dict) -> bytes:
+    data = orjson.dumps(body)
+    return (f"POST / HTTP/1.1\r\nHost: localhost\r\nX-Amz-Target: DynamoDB_20120810.{target}\r\n"
+            "X-Amz-Date: 20260101T000000Z\r\nAuthorization: AWS4-HMAC-SHA256 Credential=A/20260101/us-east-1/dynamodb/"
+            "aws4_request, SignedHeaders=host, Signature=x\r\n"
+            f"Content-Length: {len(data)}\r\n\r\n").encode() + data
+
+
+HEALTH = b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n"
+
+
+def connect(app) -> tuple[HttpProtocol, Transport]:
+    protocol, transport = HttpProtocol(app), Transport()
+    protocol.connection_made(transport)
+    return protocol, transport
+
+
+async def settle() -> None:
+    for _ in range(3):
+        await asyncio.sleep(0)
+
+
+def kinds(transport: Transport) -> list[str]:
+    """'health', or the reply's top-level members, for each reply written."""
+    out = []
+    for reply in transport.out:
+        body = reply.partition(b"\r\n\r\n")[2]
+        out.append("health" if body.startswith(b"healthy") else ",".join(sorted(orjson.loads(body))))
+    return out
+
+
+def test_replies_are_held_to_the_end_of_the_iteration_in_order():
+    async def run():
+        async with app_on(Settings(memory=True)) as app:
+            protocol, transport = connect(app)
+            protocol.data_received(post("ListTables", {}) + HEALTH + post("ListTables", {}))
+            assert transport.out == []  # all three were handled; none is written yet
+            await settle()
+            assert kinds(transport) == ["TableNames", "health", "TableNames"]
+
+    asyncio.run(run())
+
+
+def test_replies_waiting_for_a_group_commit_keep_their_order(tmp_path):
+    """One connection's group commit opens first; another connection's health check
+    and write then both wait for it, and leave in the order they were asked."""
+    async def run():
+        async with app_on(Settings(data_dir=str(tmp_path))) as app:
+            setup, setup_out = connect(app)
+            setup.data_received(post("CreateTable", TABLE))
+            await settle()
+            assert kinds(setup_out) == ["TableDescription"]
+            first, first_out = connect(app)
+            second, second_out = connect(app)
+            first.data_received(post("PutItem", {"TableName": "outbox", "Item": {"pk": {"S": "a"}}}))
+            second.data_received(HEALTH + post("PutItem", {"TableName": "outbox",
+                                                          "Item": {"pk": {"S": "b"}}}))
+            assert first_out.out == second_out.out == []
+            await settle()
+            assert kinds(first_out) == [""]
+            assert kinds(second_out) == ["health", ""]
+
+    asyncio.run(run())
