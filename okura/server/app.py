@@ -137,7 +137,9 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
         if not any(c.busy for c in app.connections):
             break
         await asyncio.sleep(0.01)
+    await asyncio.sleep(0)  # the replies held to the end of the iteration leave
     await db.close()
+    await asyncio.sleep(0)  # and those that waited for the last commit behind them
     log.info("okura stopped")
 
 

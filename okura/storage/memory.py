@@ -37,6 +37,11 @@ def _split(key: bytes) -> tuple[bytes, bytes]:
     return key[:end].replace(b"\0\xff", b"\0"), key[end + 2:]
 
 
+# Notes of new and removed keys are filed without an ordered read once they outnumber
+# twice the rows by this many (a table whose keys come and go and is never queried).
+_NOTES = 1024
+
+
 class _Rows:
     """The rows of one table or index. Keys are bytes and the dicts hold only bytes and
     ints, which the garbage collector never tracks: with tuples, every insert re-tracked
@@ -70,6 +75,8 @@ class _Rows:
             del docs[key], sizes[key]
             self.stale.add(key)
         self.size += size - old_size
+        if len(self.fresh) + len(self.stale) > 2 * len(docs) + _NOTES:
+            self.ordered()  # keys come and go, unread in order: keep the notes bounded
         return old_size, old_doc
 
     def ordered(self) -> SortedList:

@@ -76,3 +76,19 @@ def test_reads_match_a_sorted_model(steps):
 
     asyncio.run(run())
 
+
+
+def test_notes_of_keys_that_come_and_go_stay_bounded():
+    """A table whose keys come and go and is never read in order files its notes itself."""
+    async def run():
+        engine = MemoryEngine()
+        for i in range(5000):
+            async with engine.transaction() as unit:
+                await unit.put(1, b"%d" % i, b"", 1, b"x")
+                await unit.delete(1, b"%d" % i, b"")
+        rows = engine.tables[1]
+        assert len(rows.fresh) + len(rows.stale) <= 2 * len(rows.docs) + 1024 + 1
+        async with engine.reader() as unit:
+            assert await unit.scan(1, None, None, None, 10) == []
+
+    asyncio.run(run())

@@ -19,15 +19,18 @@ TABLE = {"TableName": "outbox", "KeySchema": [{"AttributeName": "pk", "KeyType":
 class Transport:
     def __init__(self):
         self.out: list[bytes] = []
+        self.closed = False
 
     def write(self, data: bytes) -> None:
-        self.out.append(data)
+        assert not self.closed
+        if data:
+            self.out.append(data)
 
     def get_extra_info(self, name):
         return ("127.0.0.1", 8000)
 
     def close(self) -> None:
-        pass
+        self.closed = True
 
 
 def post(target: str, body: dict) -> bytes:
@@ -91,5 +94,49 @@ def test_replies_waiting_for_a_group_commit_keep_their_order(tmp_path):
             await settle()
             assert kinds(first_out) == [""]
             assert kinds(second_out) == ["health", ""]
+
+    asyncio.run(run())
+
+
+def test_shutdown_runs_no_request_queued_behind_the_last_reply():
+    """A request pipelined behind one still running is not run once the server shuts
+    down: its writes would be stored and never acknowledged."""
+    async def run():
+        async with app_on(Settings(memory=True)) as app:
+            protocol, transport = connect(app)
+            protocol.data_received(b"GET /okura/clock HTTP/1.1\r\nHost: x\r\n\r\n"
+                                   + post("CreateTable", TABLE))
+            assert protocol.busy  # the admin request runs in a task; CreateTable waits
+            protocol.close_when_idle()
+            for _ in range(10):
+                await asyncio.sleep(0)
+            assert len(transport.out) == 1 and b"Connection: close" in transport.out[0]
+            other, other_out = connect(app)
+            other.data_received(post("ListTables", {}))
+            await settle()
+            assert orjson.loads(other_out.out[0].partition(b"\r\n\r\n")[2]) == {"TableNames": []}
+
+    asyncio.run(run())
+
+
+def test_shutdown_keeps_the_order_of_replies_held_and_committed(tmp_path):
+    """At shutdown the last group commit comes before the outbox's turn: the write's
+    reply must still follow the read's, on a connection that pipelined both."""
+    async def run():
+        async with app_on(Settings(data_dir=str(tmp_path))) as app:
+            setup, setup_out = connect(app)
+            setup.data_received(post("CreateTable", TABLE))
+            await settle()
+            protocol, transport = connect(app)
+            protocol.data_received(post("GetItem", {"TableName": "outbox", "Key": {"pk": {"S": "a"}}})
+                                   + post("PutItem", {"TableName": "outbox",
+                                                      "Item": {"pk": {"S": "a"}}}))
+            protocol.close_when_idle()
+            await app.db.close()  # commits the group now, as serve() does at shutdown
+            await settle()
+            assert kinds(transport) == ["", ""]
+            ids = [reply.split(b"x-amzn-RequestId: ")[1][:52] for reply in transport.out]
+            assert ids == sorted(ids)  # the GetItem's reply first
+            assert transport.closed
 
     asyncio.run(run())
