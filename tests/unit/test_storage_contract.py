@@ -53,7 +53,7 @@ class Memory(Backend):
 
     async def stored_keys(self, engine, tid: int) -> list[tuple[bytes, bytes]]:
         rows = engine.tables.get(tid)
-        return [] if rows is None else sorted(_split(key) for key in rows.docs)
+        return [] if rows is None else sorted(_split(key) for docs in rows.docs for key in docs)
 
 
 class SqliteDisk(Backend):
