@@ -336,8 +336,8 @@ class HttpProtocol(asyncio.Protocol):
         error = errors.request_too_large() if status == 413 else errors.serialization(
             "Malformed HTTP request")  # unverified
         request_id, cors = next(self.app.request_ids), _cors(self.headers)
-        self._emit(lambda closing, _: _reply_bytes(error.status, error.body(), closing, _JSON,
-                                                   request_id, cors), False)
+        self._emit(lambda closing, commit_error: _reply_bytes(
+            error.status, error.body(), closing, _JSON, request_id, cors), False)
 
     def close_when_idle(self):
         """Shut down: close now if idle (after the replies still due), else after the

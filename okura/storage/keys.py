@@ -73,6 +73,13 @@ def terminated(encoded: bytes) -> bytes:
     return encoded.replace(b"\x00", b"\x00\xff") + b"\x00\x00"
 
 
+def split_terminated(data: bytes) -> tuple[bytes, bytes]:
+    """(the encoding, what follows) of bytes that start with a terminated() encoding: an
+    escaped 0x00 is followed by 0xFF, so the first 0x00 0x00 is the terminator."""
+    end = data.find(b"\x00\x00")
+    return data[:end].replace(b"\x00\xff", b"\x00"), data[end + 2:]
+
+
 def sort_key(type_: str, wire_value: str) -> bytes:
     """Stored range-key bytes of one sort key value: terminated, so that index rows
     can append the table's key after it (and multi-attribute keys concatenate)."""

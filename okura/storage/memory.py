@@ -22,19 +22,12 @@ from typing import Callable
 
 from sortedcontainers import SortedList
 
-from okura.storage.keys import terminated
+from okura.storage.keys import prefix_end, split_terminated, terminated
 
 
 def _key(hk: bytes, rk: bytes) -> bytes:
     """One bytes key ordered as (hk, rk): the hash key terminated, then the range key."""
     return terminated(hk) + rk
-
-
-def _split(key: bytes) -> tuple[bytes, bytes]:
-    """(hk, rk) of a key: an escaped 0x00 is followed by 0xFF, so the first 0x00 0x00
-    is the terminator."""
-    end = key.find(b"\0\0")
-    return key[:end].replace(b"\0\xff", b"\0"), key[end + 2:]
 
 
 # Notes of new and removed keys are filed without an ordered read once they outnumber
@@ -206,10 +199,8 @@ class _MemoryUnit:
     async def query(self, tid: int, hk: bytes, lo: bytes | None, hi: bytes | None,
                     forward: bool, limit: int) -> list[tuple[bytes, int, bytes]]:
         table, start = self.engine.tables.get(tid, _NONE), terminated(hk)
-        # The partition's keys start with `start`, which ends 0x00 0x00: raising its last
-        # byte gives the first key past them.
         keys = table.ordered().irange(start if lo is None else start + lo,
-                                      start[:-1] + b"\1" if hi is None else start + hi,
+                                      prefix_end(start) if hi is None else start + hi,
                                       (True, False), not forward)
         row, cut = table.row, len(start)
         return [(key[cut:], *row(key)) for key in islice(keys, max(limit, 0))]
@@ -226,7 +217,8 @@ class _MemoryUnit:
                 low, inclusive = resume, False
         keys = table.ordered().irange(low, None if hk_hi is None else terminated(hk_hi),
                                       (inclusive, False))
-        return [(*_split(key), *table.row(key)) for key in islice(keys, max(limit, 0))]
+        row = table.row
+        return [(*split_terminated(key), *row(key)) for key in islice(keys, max(limit, 0))]
 
     async def table_stats(self, tid: int) -> tuple[int, int]:
         table = self.engine.tables.get(tid, _NONE)

@@ -153,3 +153,8 @@ def test_extreme_partitions_fall_in_the_end_segments(stored):
 def test_segment_outside_total_is_refused():
     with pytest.raises(ValueError):
         keys.segment_bounds(3, 3)
+
+
+@given(st.binary(), st.binary())
+def test_split_terminated_undoes_terminated(value, rest):
+    assert keys.split_terminated(keys.terminated(value) + rest) == (value, rest)

@@ -15,7 +15,7 @@ import pytest
 from okura.server.http import _finish
 from okura.storage import keys
 from okura.storage.engine import Conflict, Locked
-from okura.storage.memory import MemoryEngine, _split
+from okura.storage.memory import MemoryEngine
 from okura.storage.postgres import PostgresEngine
 from okura.storage.postgres.migrations import MIGRATIONS
 from okura.storage.sqlite import SqliteEngine
@@ -53,7 +53,7 @@ class Memory(Backend):
 
     async def stored_keys(self, engine, tid: int) -> list[tuple[bytes, bytes]]:
         rows = engine.tables.get(tid)
-        return [] if rows is None else sorted(_split(key) for docs in rows.docs for key in docs)
+        return [] if rows is None else sorted(keys.split_terminated(key) for docs in rows.docs for key in docs)
 
 
 class SqliteDisk(Backend):
