@@ -36,11 +36,13 @@ _NOTES = 1024
 
 
 # A dict that grows past a power of two copies itself whole, the event loop stopped:
-# 106 ms for a table's two dicts at 1.4 million rows. Rows are spread over this many
-# dicts by their key's hash, so each copy is 1/256 of that. PutItem's p99 into a table
-# of a million items: 277 ms with one dict, 4.4 with 64, 1.5 with 256 (0.7 at 10,000
-# items). An empty table costs 32 KiB of empty dicts.
-_SHARDS = 256
+# 106 ms for a table's two dicts at 1.4 million rows. Rows are spread over buckets
+# (dicts) by their key's hash instead, and the buckets split one at a time as the table
+# grows (linear hashing): a split moves one bucket's rows once every _BUCKET new rows.
+# 256 fixed shards, the first cure, filled evenly and so all outgrew their tables within
+# the same second: at a million items, 512 copies of ~1 ms each in a burst, PutItem's p99
+# 1.35-1.58 ms against 0.64 at 10,000 items; with splits 0.76 (bench/NOTES.md).
+_BUCKET = 256
 
 
 class _Rows:
@@ -49,30 +51,39 @@ class _Rows:
     the whole dict and each young collection walked all of it (40 % of the CPU under
     BatchWriteItem load, by perf)."""
 
-    __slots__ = ("docs", "sizes", "order", "fresh", "stale", "count", "size")
+    __slots__ = ("docs", "sizes", "low", "split", "order", "fresh", "stale", "count", "size")
 
     def __init__(self):
-        # shard -> key -> the item's stored document; and its size
-        self.docs: list[dict[bytes, bytes]] = [{} for _ in range(_SHARDS)]
-        self.sizes: list[dict[bytes, int]] = [{} for _ in range(_SHARDS)]
+        # bucket -> key -> the item's stored document; and its size
+        self.docs: list[dict[bytes, bytes]] = [{}]
+        self.sizes: list[dict[bytes, int]] = [{}]
+        # Linear hashing: a round doubles the buckets from low + 1 (a power of two); those
+        # below `split` have split in this round, their rows shared with bucket + low + 1.
+        self.low = 0
+        self.split = 0
         self.order = SortedList()  # every key once fresh and stale are filed
         self.fresh: list[bytes] = []  # keys added, not yet in order
         self.stale: set[bytes] = set()  # keys removed, still in order
         self.count = self.size = 0
 
+    def _bucket(self, key: bytes) -> int:
+        h = hash(key)
+        bucket = h & self.low
+        return h & (2 * self.low + 1) if bucket < self.split else bucket
+
     def doc(self, key: bytes) -> bytes | None:
-        return self.docs[hash(key) % _SHARDS].get(key)
+        return self.docs[self._bucket(key)].get(key)
 
     def row(self, key: bytes) -> tuple[int, bytes]:
         """(size, document) of a key that is there."""
-        shard = hash(key) % _SHARDS
-        return self.sizes[shard][key], self.docs[shard][key]
+        bucket = self._bucket(key)
+        return self.sizes[bucket][key], self.docs[bucket][key]
 
     def put(self, key: bytes, size: int, doc: bytes | None) -> tuple[int, bytes | None]:
         """Set (with doc None remove) one row; the (size, doc) it replaced, (0, None) if
         none: what put() takes to undo this."""
-        shard = hash(key) % _SHARDS
-        docs, sizes = self.docs[shard], self.sizes[shard]
+        bucket = self._bucket(key)
+        docs, sizes = self.docs[bucket], self.sizes[bucket]
         old_doc = docs.get(key)
         old_size = 0 if old_doc is None else sizes[key]
         if doc is not None:
@@ -83,6 +94,8 @@ class _Rows:
                     self.stale.discard(key)
                 else:
                     self.fresh.append(key)
+                if self.count > _BUCKET * len(self.docs):
+                    self._split()
         elif old_doc is not None:
             del docs[key], sizes[key]
             self.count -= 1
@@ -91,6 +104,18 @@ class _Rows:
         if len(self.fresh) + len(self.stale) > 2 * self.count + _NOTES:
             self.ordered()  # keys come and go, unread in order: keep the notes bounded
         return old_size, old_doc
+
+    def _split(self) -> None:
+        """Split the next bucket of the round: the rows whose hash now names the new one move."""
+        bucket, high = self.split, 2 * self.low + 1
+        docs, sizes = self.docs[bucket], self.sizes[bucket]
+        moved = [key for key in docs if hash(key) & high != bucket]
+        self.docs.append({key: docs.pop(key) for key in moved})
+        self.sizes.append({key: sizes.pop(key) for key in moved})
+        if bucket == self.low:  # the round is over: twice the buckets
+            self.low, self.split = high, 0
+        else:
+            self.split = bucket + 1
 
     def ordered(self) -> SortedList:
         """The keys in order, once the notes of the writes since the last call are filed."""

@@ -1,18 +1,21 @@
-"""The in-memory engine's order bookkeeping: writes only note new and removed keys and
-ordered reads file the notes, so any mix of puts, deletes, failed units and reads must
-read exactly what a plain sorted model holds."""
+"""The in-memory engine's bookkeeping: writes only note new and removed keys and ordered
+reads file the notes, and rows move between buckets as a table grows, so any mix of
+puts, deletes, failed units and reads must read exactly what a plain sorted model holds."""
 from __future__ import annotations
 
 import asyncio
+import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from okura.storage import memory
 from okura.storage.memory import MemoryEngine
 
 # Hash keys that prefix each other and hold 0x00 and 0xFF, as the key encoding escapes them.
 HASH_KEYS = [b"a", b"b", b"b\0", b"b\0\xff", b"b\xff", b"c"]
-KEYS = st.tuples(st.sampled_from(HASH_KEYS), st.sampled_from([b"", b"\0", b"1", b"2"]))
+RANGE_KEYS = [b"", b"\0", b"1", b"2"]
+KEYS = st.tuples(st.sampled_from(HASH_KEYS), st.sampled_from(RANGE_KEYS))
 STEPS = st.lists(st.one_of(
     st.tuples(st.just("put"), KEYS, st.integers(1, 9)),
     st.tuples(st.just("delete"), KEYS),
@@ -32,7 +35,8 @@ async def _reads(engine: MemoryEngine) -> tuple:
                  for hk in HASH_KEYS for lo, hi in ((None, None), (b"1", None), (None, b"2"))
                  for forward in (True, False)]
         after = await unit.scan(1, (b"b", b"1"), None, b"c", 100)
-        return every, pages, after, await unit.table_stats(1)
+        points = [await unit.get(1, hk, rk) for hk in HASH_KEYS for rk in RANGE_KEYS]
+        return every, pages, after, points, await unit.table_stats(1)
 
 
 def _model_reads(model: dict) -> tuple:
@@ -44,12 +48,15 @@ def _model_reads(model: dict) -> tuple:
                     and (lo is None or rk >= lo) and (hi is None or rk < hi)]
             pages += [rows, rows[::-1]]
     after = [row for row in every if (b"b", b"1") < row[:2] and row[0] < b"c"]
-    return every, pages, after, (len(model), sum(model.values()))
+    points = [None if (hk, rk) not in model else b"%d" % model[hk, rk]
+              for hk in HASH_KEYS for rk in RANGE_KEYS]
+    return every, pages, after, points, (len(model), sum(model.values()))
 
 
 @settings(max_examples=300, deadline=None)
-@given(STEPS)
-def test_reads_match_a_sorted_model(steps):
+@given(STEPS, st.sampled_from([1, 2, memory._BUCKET]))
+def test_reads_match_a_sorted_model(steps, bucket):
+    """Small buckets split at every few rows, also inside units that fail."""
     async def run():
         engine, model = MemoryEngine(), {}
         for step in steps:
@@ -74,7 +81,51 @@ def test_reads_match_a_sorted_model(steps):
                 model.pop((hk, rk), None)
         assert await _reads(engine) == _model_reads(model)
 
-    asyncio.run(run())
+    _with_bucket(bucket, run)
+
+
+def _with_bucket(rows: int, run) -> None:
+    saved, memory._BUCKET = memory._BUCKET, rows
+    try:
+        asyncio.run(run())
+    finally:
+        memory._BUCKET = saved
+
+
+def test_rows_stay_found_as_buckets_split_round_after_round():
+    """Thousands of keys through many rounds of splits, with deletes and failed units
+    between: every key reads back as the model has it, and each lives in the bucket
+    its hash names."""
+    async def run():
+        engine, model, rng = MemoryEngine(), {}, random.Random(7)
+        for step in range(6000):
+            key, doc = b"%d" % rng.randrange(3000), b"%d" % step
+            deleting = rng.random() < 0.25
+            try:
+                async with engine.transaction() as unit:
+                    if deleting:
+                        await unit.delete(1, key, b"")
+                    else:
+                        await unit.put(1, key, b"", len(doc), doc)
+                    if rng.random() < 0.1:
+                        raise Abandon
+            except Abandon:
+                continue
+            if deleting:
+                model.pop(key, None)
+            else:
+                model[key] = doc
+        rows = engine.tables[1]
+        assert len(rows.docs) > 300  # many rounds of splits
+        async with engine.reader() as unit:
+            for i in range(3000):
+                key = b"%d" % i
+                assert await unit.get(1, key, b"") == model.get(key)
+        for bucket, docs in enumerate(rows.docs):
+            assert all(rows._bucket(key) == bucket for key in docs)
+            assert docs.keys() == rows.sizes[bucket].keys()
+
+    _with_bucket(4, run)
 
 
 
