@@ -117,6 +117,9 @@ def test_rows_stay_found_as_buckets_split_round_after_round():
                 model[key] = doc
         rows = engine.tables[1]
         assert len(rows.docs) > 300  # many rounds of splits
+        assert len(rows.docs) == rows.low + 1 + rows.split
+        # the splits spread the rows: no bucket holds many times its share
+        assert max(map(len, rows.docs)) <= 8 * memory._BUCKET
         async with engine.reader() as unit:
             for i in range(3000):
                 key = b"%d" % i
