@@ -51,6 +51,8 @@ class Report:
     startups: dict[str, tuple[float, int] | str] = field(default_factory=dict)  # name -> (s, bytes) or why not
     # (workload title, items note) -> server -> Result, or None where the workload does not apply
     results: dict[tuple[str, str], dict[str, Result | None]] = field(default_factory=dict)
+    # with --rounds: (workload title, items note) -> server -> every run, in order
+    spread: dict[tuple[str, str], dict[str, list[Result]]] = field(default_factory=dict)
     # workload name -> okura server -> its paced run; empty without --half-peak
     half_peak: dict[str, dict[str, HalfPeak]] = field(default_factory=dict)
     # when (before which workload, or at the end) -> the ceiling's GetItem req/s (None: failed)
@@ -66,8 +68,10 @@ class Report:
                 rows.append([name, f"{startup[0] * 1000:,.0f} ms", f"{startup[1] / 2**20:,.1f} MiB"])
         return rows
 
-    def workload_rows(self, results: dict[str, Result | None]) -> Rows:
-        rows = [["server", "req/s", "items/s", "p50 ms", "p99 ms", *(f"{name} ÷" for name in self.okura)]]
+    def workload_rows(self, results: dict[str, Result | None],
+                      spread: dict[str, list[Result]] | None = None) -> Rows:
+        rows = [["server", "req/s", "items/s", "p50 ms", "p99 ms", *(f"{name} ÷" for name in self.okura)]
+                + (["each round's req/s"] if spread else [])]
         for name in self.servers:
             result = results.get(name)
             if result is None:
@@ -80,6 +84,8 @@ class Report:
                     name, f"{result.requests_per_s:,.0f}", f"{result.items_per_s:,.0f}",
                     f"{result.p50_ms:.2f}", f"{result.p99_ms:.2f}",
                     *("" if okura == name else _ratio(results.get(okura), result) for okura in self.okura),
+                    *([" / ".join(f"{run.requests_per_s:,.0f}" for run in spread.get(name, []))]
+                      if spread else []),
                 ])
         return rows
 
@@ -117,8 +123,8 @@ class Report:
         parts = ["Start-up and idle memory", _aligned(self.startup_rows())]
         if self.speed:
             parts += [f"{SPEED[0]}\n{SPEED[1]}", _aligned(self.speed_rows())]
-        for (title, note), results in self.results.items():
-            parts += [f"{title} ({note})", _aligned(self.workload_rows(results))]
+        for key, results in self.results.items():
+            parts += [f"{key[0]} ({key[1]})", _aligned(self.workload_rows(results, self.spread.get(key)))]
         if self.half_peak:
             parts += [f"{HALF_PEAK[0]}\n{HALF_PEAK[1]}", _aligned(self.half_peak_rows())]
         parts.append("Ratio columns: that okura's req/s ÷ this server's req/s (above 1: okura is faster).")
@@ -142,8 +148,9 @@ class Report:
         ]
         if self.speed:
             parts.append(f"## {SPEED[0]}\n{SPEED[1]}.\n\n" + _markdown(self.speed_rows()))
-        for (title, note), results in self.results.items():
-            parts.append(f"## {title} ({note})\n" + _markdown(self.workload_rows(results)))
+        for key, results in self.results.items():
+            parts.append(f"## {key[0]} ({key[1]})\n"
+                         + _markdown(self.workload_rows(results, self.spread.get(key))))
         if self.half_peak:
             parts.append(f"## {HALF_PEAK[0]}\n{HALF_PEAK[1]}.\n\n" + _markdown(self.half_peak_rows()))
         return "\n\n".join(parts) + "\n"

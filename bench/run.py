@@ -5,6 +5,7 @@
     python bench/run.py --servers okura-mem,dynalite-mem --only get_item,query
     python bench/run.py --servers okura-disk,okura-pg,okura-pg-2   # SQLite, PostgreSQL 1 and 2 nodes
     python bench/run.py --servers okura-mem --only get_item,put_item --half-peak   # p99 at half of peak
+    python bench/run.py --servers okura-mem,dynalite-mem --only update_item --rounds 3   # median of 3
 
 Each workload runs against every server in turn, so its runs are minutes apart: each
 server is started for it (pinned to core 0; its first start is timed to the first served
@@ -12,6 +13,10 @@ request and measured idle), driven by a load generator on core 1, and stopped. A
 that fails a workload is reported INVALID for it; the run goes on.
 With --half-peak each okura server runs each wrk workload a second time, paced to half
 of the req/s it just reached, for the latency at that load (issue 7).
+With --rounds N every server runs each workload N times, the servers taking turns, and
+the report gives each server's median run and the spread: the machine's speed drifts
+by tens of percent within an hour, and one run per server can catch okura and a peer at
+different speeds.
 """
 
 from __future__ import annotations
@@ -112,38 +117,61 @@ def start(server: Server, report: Report) -> Running | str:
 
 
 def bench_workload(workload: Workload, servers: list[Server], settings: Settings, scale: Scale,
-                   wrk_binary: str, report: Report, half_peak: bool) -> None:
-    """One workload against every server in turn, each freshly started and stopped after
-    (and the disk's dirty pages flushed): a workload's ratios then compare runs minutes
-    apart, not a whole run apart (the machine's speed drifts), and no server's leftover
-    work (a compaction, a writeback, a deleted table) falls on another's run."""
+                   wrk_binary: str, report: Report, half_peak: bool, rounds: int = 1) -> None:
+    """One workload against every server in turn (`rounds` times over), each freshly
+    started and stopped after (and the disk's dirty pages flushed): a workload's ratios
+    then compare runs minutes apart, not a whole run apart (the machine's speed drifts),
+    and no server's leftover work (a compaction, a writeback, a deleted table) falls on
+    another's run. A server's report is its median run (see median)."""
     print(f"== {workload.name}", flush=True)
-    for server in servers:
-        if server.fixed_reply and workload.script is None:
-            continue  # a fixed reply has no LastEvaluatedKey to follow (see measure)
-        print(f"  {server.name}", flush=True)
-        running = start(server, report)
-        if isinstance(running, str):
-            report.results[_key(workload)][server.name] = Result(
-                problem=f"server did not start: {running}")
-            continue
-        try:
-            result = measure(running, workload, settings, scale, wrk_binary)
-            if result is not None and not running.alive():
-                result = Result(problem=f"server died (exit {running.exit_codes()}): "
-                                        f"{running.log_tail()}")
-            report.results[_key(workload)][server.name] = result
+    runs: dict[str, list[Result]] = {}
+    for turn in range(rounds):
+        for server in servers:
+            if server.fixed_reply and workload.script is None:
+                continue  # a fixed reply has no LastEvaluatedKey to follow (see measure)
+            print(f"  {server.name}" + (f" (round {turn + 1} of {rounds})" if rounds > 1 else ""),
+                  flush=True)
+            result = run_once(workload, server, settings, scale, wrk_binary, report,
+                              half_peak and turn == 0)
             if result is not None:
-                print(f"    {_said(result)}", flush=True)
-            paced = at_half_peak(running, workload, result, settings, scale, wrk_binary) \
-                if half_peak and server.name in OKURA else None
-            if paced is not None:
-                report.half_peak[workload.name][server.name] = paced
-                print(f"    half of peak, {paced.target:,.0f} req/s targeted: {_said(paced.result)}",
-                      flush=True)
-        finally:
-            running.stop()
-            os.sync()
+                runs.setdefault(server.name, []).append(result)
+    for name, results in runs.items():
+        report.results[_key(workload)][name] = median(results)
+        if rounds > 1:
+            report.spread[_key(workload)][name] = results
+
+
+def run_once(workload: Workload, server: Server, settings: Settings, scale: Scale,
+             wrk_binary: str, report: Report, half_peak: bool) -> Result | None:
+    running = start(server, report)
+    if isinstance(running, str):
+        return Result(problem=f"server did not start: {running}")
+    try:
+        result = measure(running, workload, settings, scale, wrk_binary)
+        if result is not None and not running.alive():
+            result = Result(problem=f"server died (exit {running.exit_codes()}): "
+                                    f"{running.log_tail()}")
+        if result is not None:
+            print(f"    {_said(result)}", flush=True)
+        paced = at_half_peak(running, workload, result, settings, scale, wrk_binary) \
+            if half_peak and server.name in OKURA else None
+        if paced is not None:
+            report.half_peak[workload.name][server.name] = paced
+            print(f"    half of peak, {paced.target:,.0f} req/s targeted: {_said(paced.result)}",
+                  flush=True)
+        return result
+    finally:
+        running.stop()
+        os.sync()
+
+
+def median(results: list[Result]) -> Result:
+    """The run of median req/s (the lower of the middle two), or an invalid run: a
+    workload that failed once is not rescued by the rounds that passed."""
+    invalid = next((result for result in results if not result.valid), None)
+    if invalid is not None:
+        return invalid
+    return sorted(results, key=lambda result: result.requests_per_s)[(len(results) - 1) // 2]
 
 
 def _said(result: Result) -> str:
@@ -185,6 +213,9 @@ def main() -> None:
     parser.add_argument("--half-peak", action="store_true",
                         help="okura servers also run each workload but Scan paced to half of its peak req/s "
                              "and report p50/p99 at that rate")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="runs per server and workload, servers taking turns; the median run is "
+                             "reported, with the spread")
     parser.add_argument("--no-speed", action="store_true",
                         help="skip the machine-speed probe (the ceiling's GetItem rate before each workload)")
     parser.add_argument("--output", type=Path,
@@ -192,6 +223,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.duration is not None and args.duration < 1:
         parser.error("--duration must be at least 1 second")
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
 
     servers = _names(args.servers, SERVERS, "server")
     workloads = _names(args.only, WORKLOADS, "workload")
@@ -221,19 +254,22 @@ def main() -> None:
         settings=(f"{settings.connections} connections, {settings.threads} wrk thread(s), "
                   f"{settings.warmup:g} s warm-up + {settings.duration:g} s measured per run, "
                   f"{scale.keys:,} preloaded keys, Query over {max(1, scale.keys // 10):,} partitions of 10, "
-                  f"Scan of {scale.scan_items:,} items with Limit {settings.scan_limit}"),
+                  f"Scan of {scale.scan_items:,} items with Limit {settings.scan_limit}"
+                  + (f", {args.rounds} rounds (each server's median run)" if args.rounds > 1 else "")),
         servers=[server.name for server in servers],
         okura=[server.name for server in servers if server.name in OKURA],
         load_before=load_before,
     )
     for workload in workloads:
         report.results[_key(workload)] = {}
+        report.spread[_key(workload)] = {}
         if args.half_peak and workload.script is not None:
             report.half_peak[workload.name] = {}
     for workload in workloads:
         if not args.no_speed:
             report.speed[f"before {workload.name}"] = machine_speed(settings, scale, wrk_binary)
-        bench_workload(workload, servers, settings, scale, wrk_binary, report, args.half_peak)
+        bench_workload(workload, servers, settings, scale, wrk_binary, report, args.half_peak,
+                       args.rounds)
     if not args.no_speed:
         report.speed["at the end"] = machine_speed(settings, scale, wrk_binary)
 
