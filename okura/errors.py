@@ -130,7 +130,7 @@ def transaction_canceled(reasons: list[dict]) -> DynamoError:
 
 def transaction_conflict() -> DynamoError:
     return DynamoError(_DYNAMO + "TransactionConflictException",
-                       "Transaction is ongoing for the item")  # unverified
+                       "Transaction is ongoing for the item")  # users' reports
 
 
 def transaction_in_progress() -> DynamoError:
@@ -146,4 +146,4 @@ def idempotent_parameter_mismatch() -> DynamoError:
 
 def duplicate_item() -> DynamoError:
     return DynamoError(_DYNAMO + "DuplicateItemException",
-                       "Duplicate primary key exists in table")  # unverified
+                       "Duplicate primary key exists in table")  # users' reports

@@ -200,15 +200,16 @@ def _values(op: str, values: list | None) -> list:
             kind = next(iter(value))
             if kind not in types:
                 raise errors.validation(f"{_INVALID}ComparisonOperator {op} is not valid for "
-                                        f"{kind} AttributeValue type")  # unverified
+                                        f"{kind} AttributeValue type")  # users' reports
     if op == "BETWEEN":
         low, high = values
         if next(iter(low)) != next(iter(high)):
             raise errors.validation(f"{_INVALID}AttributeValues inside AttributeValueList must "
                                     "be of same type")  # unverified
         if compare(low, high) > 0:
+            # unverified: a reply quoted in 2014 said "bigger", AWS's DAX client (2018) "greater"
             raise errors.validation("The BETWEEN condition was provided a range where the lower "
-                                    "bound is greater than the upper bound")  # unverified
+                                    "bound is greater than the upper bound")
     return values
 
 

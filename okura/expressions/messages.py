@@ -59,7 +59,8 @@ def needs_path(param: str, name: str) -> DynamoError:
 
 
 def operand_type(param: str, name: str, type_: str) -> DynamoError:
-    # unverified for functions and + / -: the short type name (S, N, ...) is our best knowledge
+    # users' reports give size() and + with the short type name (S, N, ...); - and the other
+    # functions are taken to follow them (unverified)
     return invalid(param, "Incorrect operand type for operator or function; "
                           f"operator or function: {name}, operand type: {type_}")
 
@@ -88,7 +89,7 @@ def _text(av: dict) -> str:
 
 
 def between_bounds(param: str, low: dict, high: dict) -> DynamoError:
-    # unverified
+    # users' reports
     return invalid(param, "The BETWEEN operator requires upper bound to be greater than or equal to "
                           f"lower bound; lower bound operand: AttributeValue: {_text(low)}, "
                           f"upper bound operand: AttributeValue: {_text(high)}")
@@ -108,12 +109,12 @@ def not_distinct(param: str, operator: str, path: str) -> DynamoError:
 
 
 def too_many_in_operands(param: str, count: int) -> DynamoError:
-    # unverified
+    # users' reports
     return invalid(param, f"The IN operator is provided with too many operands; number of operands: {count}")
 
 
 def too_many_operators(param: str, count: int) -> DynamoError:
-    # unverified
+    # users' reports
     return invalid(param, f"The expression contains too many operators; operator count: {count}")
 
 
@@ -123,7 +124,7 @@ def too_deep(param: str, levels: int) -> DynamoError:
 
 
 def redundant_parentheses(param: str) -> DynamoError:
-    # unverified
+    # users' reports
     return invalid(param, "The expression has redundant parentheses;")
 
 
@@ -165,7 +166,7 @@ def invalid_key(parameter: str, key: str) -> DynamoError:
 
 
 def empty_name(placeholder: str) -> DynamoError:
-    # unverified
+    # users' reports
     return errors.validation(f"ExpressionAttributeNames contains invalid value: Empty attribute name for key {placeholder}")
 
 

@@ -24,8 +24,8 @@ def parameter_count() -> DynamoError:
 
 
 def key_equality() -> DynamoError:
-    return errors.validation(
-        "Where clause does not contain a mandatory equality on all key attributes")  # unverified
+    return errors.validation(  # users' reports
+        "Where clause does not contain a mandatory equality on all key attributes")
 
 
 def empty_set() -> DynamoError:
