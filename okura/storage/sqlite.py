@@ -103,6 +103,7 @@ class SqliteEngine:
         self._closing = threading.Event()
         # Set by the checkpoint thread after each pass: the next commit finishes it.
         self._catch_up = False
+        self.last_id = 0  # the largest id handed out by this process (see new_id)
 
     async def open(self) -> None:
         os.makedirs(self.path, exist_ok=True)
@@ -370,7 +371,14 @@ class _SqliteTransaction:
 
     async def new_id(self) -> int:
         self._change("INSERT INTO ids DEFAULT VALUES")
-        return self.engine.db.last_insert_rowid()
+        tid = self.engine.db.last_insert_rowid()
+        if tid <= self.engine.last_id:
+            # A unit that failed took this id, and SQLite rolled AUTOINCREMENT's counter
+            # back with it; the id may live on in memory (a cached table document).
+            self._change("UPDATE ids SET id=? WHERE id=?", (self.engine.last_id + 1, tid))
+            tid = self.engine.last_id + 1
+        self.engine.last_id = tid
+        return tid
 
     async def catalog_get(self, region: str, name: str) -> tuple[int, bytes, int] | None:
         return self._run("SELECT id, doc, version FROM catalog WHERE region=? AND name=?",

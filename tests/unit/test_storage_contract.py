@@ -364,6 +364,18 @@ async def test_new_ids_and_table_ids_come_from_one_sequence(engine):
 
 
 @contract
+async def test_an_id_taken_by_a_failed_unit_is_never_returned_again(engine):
+    """The failed unit may have left its id in memory (a cached table document)."""
+    with pytest.raises(Abandon):
+        async with engine.transaction() as unit:
+            taken = await unit.new_id()
+            raise Abandon
+    async with engine.transaction() as unit:
+        assert await unit.new_id() != taken
+        assert await unit.catalog_insert("r", "t", b"{}") != taken
+
+
+@contract
 async def test_token_is_claimed_then_settled_then_expires(engine):
     async with engine.transaction() as unit:
         assert await unit.token_claim("k", b"digest", 60.0, 0.0) is None
