@@ -83,12 +83,23 @@ class Resolver:
             raise messages.unused("ExpressionAttributeValues", unused)
 
 
+# The placeholders that matched each pattern: requests repeat the same few (bounded).
+_MATCHED: dict[re.Pattern, set[str]] = {_NAME_KEY: set(), _VALUE_KEY: set()}
+_MAX_MATCHED = 4096
+
+
 def _check_keys(mapping: dict, parameter: str, pattern: re.Pattern) -> None:
     if not mapping:
         raise messages.empty_map(parameter)
+    matched = _MATCHED[pattern]
+    if mapping.keys() <= matched:
+        return
     for key in mapping:
         if pattern.fullmatch(key) is None:
             raise messages.invalid_key(parameter, key)
+    if len(matched) >= _MAX_MATCHED:
+        matched.clear()
+    matched.update(mapping)
 
 
 class _Resolution:

@@ -55,9 +55,12 @@ def plain_expression_members(body: dict, pending: list) -> bool:
         if type(body.get(member, "")) is not str:
             return False
     names = body.get("ExpressionAttributeNames")
-    if names is not None and (type(names) is not dict or any(
-            type(name) is not str or len(name) > plain.MAX_NAME for name in names.values())):
-        return False
+    if names is not None:
+        if type(names) is not dict:
+            return False
+        for name in names.values():
+            if type(name) is not str or len(name) > plain.MAX_NAME:
+                return False
     values = body.get("ExpressionAttributeValues")
     if values is not None and plain.item_size(values, pending) is None:
         return False
@@ -74,7 +77,11 @@ def resolver(body: dict, expression_params: tuple[str, ...], takes_values: bool 
     (GetItem) ignores one, as any unknown member."""
     names = body.get("ExpressionAttributeNames")
     values = body.get("ExpressionAttributeValues") if takes_values else None
-    used = any(body.get(param) is not None for param in expression_params)
+    used = False
+    for param in expression_params:
+        if body.get(param) is not None:
+            used = True
+            break
     if values is not None:
         if not used:
             raise errors.validation(

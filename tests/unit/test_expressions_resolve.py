@@ -95,6 +95,15 @@ def test_placeholder_maps(names, values, expected):
     assert message(lambda: Resolver(names, values)) == expected
 
 
+def test_a_placeholder_valid_as_one_kind_stays_invalid_as_the_other():
+    """Keys that passed are remembered per kind: #a as a name says nothing of #a as a value."""
+    Resolver({"#a": "a"}, {":a": N1})
+    assert message(lambda: Resolver(None, {"#a": N1})) == (
+        'ExpressionAttributeValues contains invalid key: Syntax error; key: "#a"')
+    assert message(lambda: Resolver({":a": "a"}, None)) == (
+        'ExpressionAttributeNames contains invalid key: Syntax error; key: ":a"')
+
+
 def test_reserved_words_are_fine_behind_a_name_placeholder():
     condition("#s = :v", Resolver({"#s": "status"}, {":v": N1}))
 
