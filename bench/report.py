@@ -29,8 +29,9 @@ class HalfPeak:
 HALF_PEAK = ("Latency at half of peak throughput (issue 7: p99 under 2 ms)",
              "okura only; the peak run's connections, warm-up and duration, each wrk thread pacing "
              "its requests on a Poisson schedule (Lua delay(), whole milliseconds) to half of the peak "
-             "req/s above; achieved = measured req/s and its share of the target; latency counts "
-             "from each request's send, not its scheduled time (bench/README.md)")
+             "req/s beside it (with rounds: the first round's); achieved = measured req/s and its "
+             "share of the target; latency counts from each request's send, not its scheduled time "
+             "(bench/README.md)")
 
 
 SPEED = ("Machine speed during the run",

@@ -103,7 +103,7 @@ class SqliteEngine:
         self._closing = threading.Event()
         # Set by the checkpoint thread after each pass: the next commit finishes it.
         self._catch_up = False
-        self.last_id = 0  # the largest id handed out by this process (see new_id)
+        self.last_id = 0  # the largest id handed out or in use (see new_id)
 
     async def open(self) -> None:
         os.makedirs(self.path, exist_ok=True)
@@ -138,6 +138,11 @@ class SqliteEngine:
         elif found[0] != SCHEMA_VERSION:
             raise RuntimeError(f"data directory holds schema version {found[0]}, "
                                f"this okura knows {SCHEMA_VERSION}")
+        # An id whose unit was lost in a failed commit may still own rows, written later
+        # through a table cached in memory (see new_id): ids start past every id in use.
+        (self.last_id,), = db.execute(
+            "SELECT max(coalesce((SELECT max(tid) FROM items), 0),"
+            " coalesce((SELECT max(id) FROM catalog), 0))")
         self.db = db
         # Every statement runs through this one cursor: each reads its rows at once, and
         # connection.execute() would make a cursor per statement (~0.2 µs).
