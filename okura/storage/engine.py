@@ -118,7 +118,8 @@ class Engine(Protocol):
 
     def watch_catalog(self, callback: Callable[[int], None]) -> None:
         """Call `callback(table id)` whenever another process changes a table's catalog
-        document (prompt cache invalidation; correctness rests on catalog_version)."""
+        document (prompt cache invalidation; correctness rests on catalog_version), and
+        for each table whose change a unit made but a failed group commit then lost."""
 
     async def open(self) -> None:
         """Create or migrate the schema; called once before serving."""

@@ -104,6 +104,8 @@ class SqliteEngine:
         # Set by the checkpoint thread after each pass: the next commit finishes it.
         self._catch_up = False
         self.last_id = 0  # the largest id handed out or in use (see new_id)
+        self._catalog_watchers: list[Callable[[int], None]] = []
+        self._catalog_changes: set[int] = set()  # tables whose documents the group changed
 
     async def open(self) -> None:
         os.makedirs(self.path, exist_ok=True)
@@ -209,6 +211,7 @@ class SqliteEngine:
             return
         self._batch_open = False
         waiters, self._waiters = self._waiters, []
+        changed, self._catalog_changes = self._catalog_changes, set()
         error = None
         try:
             self.sql.execute("COMMIT")
@@ -217,6 +220,9 @@ class SqliteEngine:
             error = exc
             if self.db.in_transaction:
                 self.sql.execute("ROLLBACK")
+            for tid in changed:
+                for callback in self._catalog_watchers:
+                    callback(tid)
         for waiter in waiters:
             waiter(error)
         if self._catch_up:
@@ -234,7 +240,9 @@ class SqliteEngine:
             log.exception("WAL checkpoint failed; the next one retries")
 
     def watch_catalog(self, callback: Callable[[int], None]) -> None:
-        """Nobody else writes this file's catalog: there is nothing to watch."""
+        """Nobody else writes this file's catalog, but a group whose COMMIT fails loses
+        the catalog changes its units made: the callback hears of those tables."""
+        self._catalog_watchers.append(callback)
 
     def after_commit(self, callback: Callable[[BaseException | None], None]) -> bool:
         if not self._batch_open:
@@ -400,6 +408,7 @@ class _SqliteTransaction:
         tid = await self.new_id()
         self._change("INSERT INTO catalog(id, region, name, doc) VALUES(?,?,?,?)",
                      (tid, region, name, doc))
+        self.engine._catalog_changes.add(tid)
         return tid
 
     async def catalog_update(self, tid: int, doc: bytes, expected: int | None = None) -> int | None:
@@ -410,6 +419,7 @@ class _SqliteTransaction:
             row = self._change("UPDATE catalog SET doc=?, version=version+1"
                                " WHERE id=? AND version=? RETURNING version",
                                (doc, tid, expected)).fetchone()
+        self.engine._catalog_changes.add(tid)
         return None if row is None else row[0]
 
     async def catalog_version(self, tid: int) -> int | None:
@@ -418,6 +428,7 @@ class _SqliteTransaction:
 
     async def catalog_delete(self, tid: int) -> None:
         self._change("DELETE FROM catalog WHERE id=?", (tid,))
+        self.engine._catalog_changes.add(tid)
 
     async def token_claim(self, key: str, digest: bytes, expires: float,
                           now: float) -> tuple[bytes, bytes | None] | None:

@@ -7,6 +7,7 @@ import asyncio
 import apsw
 import pytest
 
+from okura.core.database import Database
 from okura.storage.sqlite import SqliteEngine
 
 
@@ -256,5 +257,28 @@ def test_ids_start_past_every_id_in_use_after_a_restart(tmp_path):
             assert fresh != lost
             assert await unit.table_stats(fresh) == (0, 0)
         await engine.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_table_created_in_a_group_whose_commit_fails_is_forgotten(tmp_path):
+    """The catalog caches a table it creates before the group commits; if the COMMIT
+    fails, the table does not exist, and later requests must not find (and write
+    rows into) it."""
+    async def scenario():
+        db = Database(SqliteEngine(str(tmp_path)), "123456789012")
+        await db.open()
+        failing = [True]
+        db.engine.db.set_commit_hook(lambda: failing[0])
+        doc = {"TableName": "t", "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+               "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+               "TableStatus": "ACTIVE"}
+        assert await db.catalog.create("r", doc) is not None
+        assert db.catalog.cached("r", "t") is not None
+        await asyncio.sleep(0)  # the group's COMMIT fails
+        failing[0] = False
+        assert db.catalog.cached("r", "t") is None
+        assert await db.catalog.get("r", "t") is None
+        await db.close()
 
     asyncio.run(scenario())
