@@ -195,11 +195,15 @@ class SqliteEngine:
         if copied_to >= RESTART_FRAMES:
             self._catch_up = True
 
-    def _join_group(self) -> None:
+    def end_lost_group(self) -> None:
+        """After a failed statement: if SQLite rolled the whole group back itself (disk
+        full, an I/O error), its units are lost, so their requests fail now, and the
+        catalog forgets what they changed before another request reads it."""
         if self._batch_open and not self.db.in_transaction:
-            # SQLite rolled the whole group back itself (disk full, an I/O error): its
-            # units are lost, so their requests fail now, before a unit runs outside it.
             self._commit()
+
+    def _join_group(self) -> None:
+        self.end_lost_group()
         if not self._batch_open:
             self.sql.execute("BEGIN")
             self._batch_open = True
@@ -219,7 +223,10 @@ class SqliteEngine:
             log.exception("group commit failed; its %d requests get an error", len(waiters))
             error = exc
             if self.db.in_transaction:
-                self.sql.execute("ROLLBACK")
+                try:
+                    self.sql.execute("ROLLBACK")
+                except apsw.Error:  # the requests are told of the first failure
+                    log.exception("rollback after a failed group commit failed")
             for tid in changed:
                 for callback in self._catalog_watchers:
                     callback(tid)
@@ -292,14 +299,21 @@ class _SqliteTransaction:
     async def __aexit__(self, exc_type, exc, tb) -> None:
         self.open = False
         held, self.held = self.held, None
-        if not self.saved:
-            if held is not None and exc_type is None:
-                self.sql.execute(*held)  # the unit's one statement: atomic by itself
-            return
-        self.saved = False
+        saved, self.saved = self.saved, False
+        try:
+            if not saved:
+                if held is not None and exc_type is None:
+                    self.sql.execute(*held)  # the unit's one statement: atomic by itself
+            elif exc_type is None:
+                self.sql.execute("RELEASE unit")
+            elif self.engine.db.in_transaction:  # else the savepoint went with the group
+                self.sql.execute("ROLLBACK TO unit")
+                self.sql.execute("RELEASE unit")
+        except apsw.Error:
+            self.engine.end_lost_group()
+            raise
         if exc_type is not None:
-            self.sql.execute("ROLLBACK TO unit")
-        self.sql.execute("RELEASE unit")
+            self.engine.end_lost_group()
 
     def _save(self) -> None:
         if not self.saved:

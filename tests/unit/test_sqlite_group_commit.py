@@ -261,6 +261,12 @@ def test_ids_start_past_every_id_in_use_after_a_restart(tmp_path):
     asyncio.run(scenario())
 
 
+def _table_doc(name: str) -> dict:
+    return {"TableName": name, "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+            "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+            "TableStatus": "ACTIVE"}
+
+
 def test_a_table_created_in_a_group_whose_commit_fails_is_forgotten(tmp_path):
     """The catalog caches a table it creates before the group commits; if the COMMIT
     fails, the table does not exist, and later requests must not find (and write
@@ -270,13 +276,36 @@ def test_a_table_created_in_a_group_whose_commit_fails_is_forgotten(tmp_path):
         await db.open()
         failing = [True]
         db.engine.db.set_commit_hook(lambda: failing[0])
-        doc = {"TableName": "t", "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
-               "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
-               "TableStatus": "ACTIVE"}
-        assert await db.catalog.create("r", doc) is not None
+        assert await db.catalog.create("r", _table_doc("t")) is not None
         assert db.catalog.cached("r", "t") is not None
         await asyncio.sleep(0)  # the group's COMMIT fails
         failing[0] = False
+        assert db.catalog.cached("r", "t") is None
+        assert await db.catalog.get("r", "t") is None
+        await db.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_group_that_disk_full_rolls_back_is_ended_at_once(tmp_path):
+    """SQLite rolls the whole group back itself when a statement finds the disk full:
+    the group ends then, not at the next unit, so a request later in the same iteration
+    does not find a table the lost group created (and write into it, outside any group
+    that knows)."""
+    async def scenario():
+        db = Database(SqliteEngine(str(tmp_path)), "123456789012")
+        await db.open()
+        engine = db.engine
+        outcomes = []
+        assert await db.catalog.create("r", _table_doc("t")) is not None
+        assert engine.after_commit(outcomes.append)
+        (pages,), = engine.db.execute("PRAGMA page_count")
+        engine.db.execute(f"PRAGMA max_page_count={pages}")  # the disk is full
+        with pytest.raises(apsw.FullError):
+            async with engine.transaction() as unit:
+                await unit.put(1_000, b"h", b"", 1, b"x" * 300_000)
+        engine.db.execute("PRAGMA max_page_count=1073741823")
+        assert len(outcomes) == 1 and isinstance(outcomes[0], apsw.Error)
         assert db.catalog.cached("r", "t") is None
         assert await db.catalog.get("r", "t") is None
         await db.close()
