@@ -41,8 +41,11 @@ _NOTES = 1024
 # grows (linear hashing): a split moves one bucket's rows once every _BUCKET new rows.
 # 256 fixed shards, the first cure, filled evenly and so all outgrew their tables within
 # the same second: at a million items, 512 copies of ~1 ms each in a burst, PutItem's p99
-# 1.35-1.58 ms against ~0.6 at 10,000 items; with splits 0.76-0.89 (bench/NOTES.md).
-_BUCKET = 256
+# 1.35-1.58 ms against ~0.6 at 10,000 items. A split's rows are cold in the cache at that
+# size (115-190 µs for 256-row buckets): smaller buckets split more often but each delays
+# its iteration less, p99 0.55-0.89 with 256 rows, 0.52-0.95 (median 0.57) with 64
+# (bench/NOTES.md).
+_BUCKET = 64
 
 
 class _Rows:
