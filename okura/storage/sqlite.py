@@ -103,7 +103,7 @@ class SqliteEngine:
         self._closing = threading.Event()
         # Set by the checkpoint thread after each pass: the next commit finishes it.
         self._catch_up = False
-        self.last_id = 0  # the largest id handed out or in use (see new_id)
+        self.last_id = 0  # the largest id handed out, committed or in use (see new_id)
         self._catalog_watchers: list[Callable[[int], None]] = []
         self._catalog_changes: set[int] = set()  # tables whose documents the group changed
 
@@ -140,10 +140,12 @@ class SqliteEngine:
         elif found[0] != SCHEMA_VERSION:
             raise RuntimeError(f"data directory holds schema version {found[0]}, "
                                f"this okura knows {SCHEMA_VERSION}")
-        # An id whose unit was lost in a failed commit may still own rows, written later
-        # through a table cached in memory (see new_id): ids start past every id in use.
+        # Ids start past every id ever committed, and past any in use: an id whose unit a
+        # failed commit lost may still own rows, written later through the table's cached
+        # document (see new_id).
         (self.last_id,), = db.execute(
-            "SELECT max(coalesce((SELECT max(tid) FROM items), 0),"
+            "SELECT max(coalesce((SELECT max(id) FROM ids), 0),"
+            " coalesce((SELECT max(tid) FROM items), 0),"
             " coalesce((SELECT max(id) FROM catalog), 0))")
         self.db = db
         # Every statement runs through this one cursor: each reads its rows at once, and
@@ -397,13 +399,10 @@ class _SqliteTransaction:
         self._change("DELETE FROM items WHERE tid=?", (tid,))
 
     async def new_id(self) -> int:
-        self._change("INSERT INTO ids DEFAULT VALUES")
-        tid = self.engine.db.last_insert_rowid()
-        if tid <= self.engine.last_id:
-            # A unit that failed took this id, and SQLite rolled AUTOINCREMENT's counter
-            # back with it; the id may live on in memory (a cached table document).
-            self._change("UPDATE ids SET id=? WHERE id=?", (self.engine.last_id + 1, tid))
-            tid = self.engine.last_id + 1
+        # The process's counter, not the table's: a counter in the database would roll
+        # back with a failed unit, whose id may live on in memory (a cached document).
+        tid = self.engine.last_id + 1
+        self._change("INSERT INTO ids(id) VALUES(?)", (tid,))
         self.engine.last_id = tid
         return tid
 
