@@ -12,6 +12,7 @@ are false, size() of one has no value.
 from __future__ import annotations
 
 from base64 import b64decode
+from typing import Any, Callable
 
 from okura.expressions.ast import And, Between, Call, Compare, Const, In, Not, Or, Path, Value
 from okura.values.ordering import compare, equal
@@ -41,6 +42,7 @@ def constant(node, values: dict | None) -> dict | None:
     the request); None for any other node."""
     t = type(node)
     if t is Value:
+        assert values is not None  # a tree with placeholders comes with their values
         return values[node.placeholder]
     if t is Const:
         return node.value
@@ -172,7 +174,7 @@ def _contains(value: dict, member: dict) -> bool:
     return member[scalar] in value[kind]
 
 
-_EVALUATORS = {
+_EVALUATORS: dict[type, Callable[[Any, dict | None, dict | None], bool]] = {
     Compare: _compare,
     Between: _between,
     In: _in,

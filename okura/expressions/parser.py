@@ -128,6 +128,7 @@ class _Parser:
 
     def infix_op(self, tok: Token, bp: int, left):
         op = _infix_key(tok)
+        assert op is not None  # only a key of the infix table gets here
         if op == "AND" or op == "OR":
             if not _is_condition(left):
                 raise self.fail(self.i - 1)
@@ -235,7 +236,8 @@ def parse_update(text: str) -> tuple[Update, str | None]:
             p.i += 1
         if tokens[p.i].kind == EOF:
             break
-    update = Update(*(tuple(clauses.get(word, ())) for word in CLAUSES))
+    sets, removes, adds, deletes = (tuple(clauses.get(word, ())) for word in CLAUSES)
+    update = Update(sets, removes, adds, deletes)
     return update, repeated
 
 

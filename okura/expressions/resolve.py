@@ -214,8 +214,10 @@ class _Resolution:
     def action_operands(self, action: str, actions: tuple, allowed) -> None:
         """ADD and DELETE take sets (ADD also numbers) as their values."""
         if self.values:
-            for _, value in actions:
-                kind = next(iter(self.constant(value)))
+            for _, node in actions:
+                value = self.constant(node)
+                assert value is not None  # ADD's and DELETE's values are Values (or Consts)
+                kind = next(iter(value))
                 if kind not in allowed:
                     raise messages.action_operand_type(action, kind)
 
@@ -289,6 +291,7 @@ def check_overlaps(paths, param: str) -> None:
             elif entry[0] is not None:
                 raise messages.paths_overlap(param, str(entry[0]), str(path))
             children = entry[1]
+        assert entry is not None  # a path has at least one element
         if children:
             raise messages.paths_overlap(param, str(entry[2]), str(path))
         entry[0] = path

@@ -27,10 +27,14 @@ def apply_update(upd: Update, item: dict,
             writer.set(path.elements, value)
     for path in _in_order(upd.removes, _descending):
         writer.remove(path.elements)
-    for path, value in upd.adds:
-        writer.add(path.elements, constant(value, values))
-    for path, value in upd.deletes:
-        writer.delete(path.elements, constant(value, values))
+    for path, node in upd.adds:
+        value = constant(node, values)
+        assert value is not None  # ADD's value is a Value or a Const
+        writer.add(path.elements, value)
+    for path, node in upd.deletes:
+        value = constant(node, values)
+        assert value is not None  # so is DELETE's
+        writer.delete(path.elements, value)
     return writer.item, upd.paths
 
 

@@ -23,7 +23,7 @@ def statement(text: str, parameters: list | None):
     node, count = _parse(text)
     if count != len(parameters or ()):
         raise messages.parameter_count()
-    return _bind(node, parameters) if count else node
+    return _bind(node, parameters) if parameters else node  # count == len(parameters)
 
 
 def _bind(node, parameters: list):

@@ -36,6 +36,7 @@ def tokens(text: str) -> list[Token]:
         if match is None:
             raise messages.malformed(f"Unexpected character: {text[at]}")  # unverified
         kind = match.lastgroup
+        assert kind is not None  # every alternative is a named group
         value = match.group()
         if kind == "NAME" and value.upper() in KEYWORDS:
             out.append(Token("KEYWORD", value.upper(), at))

@@ -25,8 +25,9 @@ _SET_TAGS = {"S": "SS", "N": "NS", "B": "BS"}
 _CONDITION_VALUES = frozenset({"size"})
 _SET_VALUES = frozenset({"list_append"}) | _SET_FUNCTIONS
 # RETURNING's choices, as the ReturnValues of UpdateItem and DeleteItem name them
-_RETURNING = {("ALL", "OLD"): "ALL_OLD", ("MODIFIED", "OLD"): "UPDATED_OLD",
-              ("ALL", "NEW"): "ALL_NEW", ("MODIFIED", "NEW"): "UPDATED_NEW"}
+_RETURNING: dict[tuple[str, ...], str] = {
+    ("ALL", "OLD"): "ALL_OLD", ("MODIFIED", "OLD"): "UPDATED_OLD",
+    ("ALL", "NEW"): "ALL_NEW", ("MODIFIED", "NEW"): "UPDATED_NEW"}
 
 
 class _Parser:
@@ -81,12 +82,12 @@ class _Parser:
         return node
 
     def select(self) -> Select:
-        projection = None
+        projection: tuple[Path, ...] | None = None
         if not self.accept("*"):
-            projection = [self.path()]
+            paths = [self.path()]
             while self.accept(","):
-                projection.append(self.path())
-            projection = tuple(projection)
+                paths.append(self.path())
+            projection = tuple(paths)
         self.expect("FROM")
         table = self.name()
         index = self.name() if self.accept(".") else None
@@ -118,7 +119,10 @@ class _Parser:
 
     def update(self) -> Update:
         table = self.name()
-        sets, removes, adds, deletes = [], [], [], []
+        sets: list[tuple[Path, object]] = []
+        removes: list[Path] = []
+        adds: list[tuple[Path, object]] = []
+        deletes: list[tuple[Path, object]] = []
         into = {"set_add": adds, "set_delete": deletes}
         while True:
             if self.accept("SET"):
@@ -194,7 +198,7 @@ class _Parser:
         raise messages.unexpected(token)
 
     def path(self) -> Path:
-        elements = [self.name()]
+        elements: list[str | int] = [self.name()]
         while True:
             if self.accept("."):
                 elements.append(self.name())

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from okura import errors
-from okura.shapes.nodes import StructureNode, compile_shape, mismatch
+from okura.shapes.nodes import Node, StructureNode, Violation, compile_shape, mismatch
 from okura.shapes.render import render
 
 MAX_LISTED = 10  # the count covers every error; the list stops after ten (unverified)
@@ -35,8 +35,9 @@ class _Operation:
         self.names = names
 
 
-def _compile(entry: dict, shapes: dict, memo: dict) -> _Operation:
+def _compile(entry: dict, shapes: dict, memo: dict[str, Node]) -> _Operation:
     root = compile_shape(entry["input"], shapes, memo) if entry["input"] else StructureNode("")
+    assert isinstance(root, StructureNode)  # an operation's input shape is a structure
     drop = entry.get("drop")
     if drop:
         root = _without(root, drop, shapes)
@@ -49,7 +50,8 @@ def _without(root: StructureNode, drop: dict, shapes: dict) -> StructureNode:
     for wire, camel, node, required in root.members:
         if wire in drop:
             spec = {k: v for k, v in shapes[node.name].items() if k not in drop[wire]}
-            node = type(node)(node.name, spec)
+            # members with constraints to drop are scalars or collections: built from a spec
+            node = type(node)(node.name, spec)  # type: ignore[call-arg]
         members.append((wire, camel, node, required))
     return StructureNode(root.name, members)
 
@@ -57,7 +59,8 @@ def _without(root: StructureNode, drop: dict, shapes: dict) -> StructureNode:
 def _build() -> dict[str, _Operation]:
     operations = {}
     for service in _MODEL["services"].values():
-        shapes, memo = service["shapes"], {}
+        shapes = service["shapes"]
+        memo: dict[str, Node] = {}
         for name, entry in service["operations"].items():
             operations[name] = _compile(entry, shapes, memo)
     return operations
@@ -86,7 +89,7 @@ def check(operation: str, body: dict) -> None:
         return
     if type(body) is not dict:
         raise mismatch(body, None)
-    errs: list = []
+    errs: list[Violation] = []
     op.root.check_inner(body, "", errs)
     if not errs and op.names:
         _check_names(op, body, errs)
@@ -103,7 +106,7 @@ def _names_valid(op: _Operation, body: dict) -> bool:
     return True
 
 
-def _check_names(op: _Operation, body: dict, errs: list) -> None:
+def _check_names(op: _Operation, body: dict, errs: list[Violation]) -> None:
     for wire in op.names:
         name = body.get(wire)
         if name is None or name.startswith("arn:"):
@@ -117,7 +120,7 @@ def _check_names(op: _Operation, body: dict, errs: list) -> None:
             errs.append((path, name, None, f"Member must satisfy regular expression pattern: {_NAME_PATTERN}"))
 
 
-def _aggregate(errs: list, shapes: dict) -> errors.DynamoError:
+def _aggregate(errs: list[Violation], shapes: dict) -> errors.DynamoError:
     listed = "; ".join(
         f"Value {_value(value, shape, shapes)} at '{path}' failed to satisfy constraint: {text}"
         for path, value, shape, text in errs[:MAX_LISTED])

@@ -15,6 +15,7 @@ an error; only a False leads to `check`, which finds and words the errors.
 from __future__ import annotations
 
 import re
+from typing import Any, Callable, Iterable
 
 from okura import errors
 
@@ -38,8 +39,14 @@ def mismatch(value, expected: str | None) -> errors.DynamoError:
     return errors.serialization(f"{_TOKENS[type(value)]} cannot be converted to {expected}")
 
 
-def _length(min_, max_) -> list[tuple]:
-    tests = []
+# A constraint test: (fails on this value?, the constraint's text)
+_Test = tuple[Callable[[Any], bool], str]
+# One violated constraint: (path, value, shape name or None, constraint text)
+Violation = tuple[str, Any, str | None, str]
+
+
+def _length(min_: int | None, max_: int | None) -> list[_Test]:
+    tests: list[_Test] = []
     if max_ is not None:
         tests.append((lambda n: n > max_, f"Member must have length less than or equal to {max_}"))
     if min_ is not None:
@@ -73,10 +80,10 @@ class Node:
     def violations(self, value) -> list[str]:
         return []
 
-    def check_inner(self, value, path: str, errs: list) -> None:
+    def check_inner(self, value, path: str, errs: list[Violation]) -> None:
         pass
 
-    def check(self, value, path: str, errs: list) -> None:
+    def check(self, value, path: str, errs: list[Violation]) -> None:
         self.typecheck(value)
         for text in self.violations(value):
             errs.append((path, value, self.name, text))
@@ -93,9 +100,10 @@ class StringNode(Node):
         self.regex = re.compile(spec.get("py_pattern", spec["pattern"])) if "pattern" in spec else None
         self.allowed = frozenset(spec["enum"]) if "enum" in spec else None
         pattern = spec.get("pattern")
-        lengths = [(lambda s, fails=fails: fails(_utf16_length(s)), text)
-                   for fails, text in _length(spec.get("min"), spec.get("max"))]
-        others = []
+        # mypy infers no type for a lambda with a default argument
+        lengths: list[_Test] = [(lambda s, fails=fails: fails(_utf16_length(s)), text)  # type: ignore[misc]
+                                for fails, text in _length(spec.get("min"), spec.get("max"))]
+        others: list[_Test] = []
         if pattern is not None:
             regex = re.compile(spec.get("py_pattern", pattern))
             others.append((lambda s: regex.fullmatch(s) is None,
@@ -128,7 +136,7 @@ class StringNode(Node):
     def violations(self, value) -> list[str]:
         return [] if self.ok(value) else [text for fails, text in self.nested_tests if fails(value)]
 
-    def check(self, value, path: str, errs: list) -> None:
+    def check(self, value, path: str, errs: list[Violation]) -> None:
         if type(value) is not str:
             raise mismatch(value, "String")
         if self.ok(value):
@@ -149,7 +157,7 @@ class NumberNode(Node):
         self.java_type = {"integer": "Integer", "long": "Long", "double": "Double"}[spec["type"]]
         self.integral = self.java_type != "Double"
         low, high = spec.get("min"), spec.get("max")
-        self.tests = []
+        self.tests: list[_Test] = []
         if low is not None:
             self.tests.append((lambda n: n < low, f"Member must have value greater than or equal to {low}"))
         if high is not None:
@@ -200,7 +208,7 @@ class AttributeValueNode(Node):
     def valid(self, value) -> bool:
         return type(value) is dict
 
-    def check(self, value, path: str, errs: list) -> None:
+    def check(self, value, path: str, errs: list[Violation]) -> None:
         if type(value) is not dict:
             raise mismatch(value, None)
 
@@ -209,11 +217,11 @@ class StructureNode(Node):
     __slots__ = ("members", "by_wire", "nodes", "required")
     inner = True
 
-    def __init__(self, name: str, members: list[tuple] = ()):
+    def __init__(self, name: str, members: Iterable[tuple[str, str, Node, bool]] = ()):
         super().__init__(name)
         self.set_members(members)
 
-    def set_members(self, members) -> None:
+    def set_members(self, members: Iterable[tuple[str, str, Node, bool]]) -> None:
         """members: (wire name, path name, node, required), in DynamoDB's reporting order."""
         self.members = list(members)
         self.by_wire = {wire: (camel, node) for wire, camel, node, _ in self.members}
@@ -237,7 +245,7 @@ class StructureNode(Node):
                 return False
         return True
 
-    def check_inner(self, value, path: str, errs: list) -> None:
+    def check_inner(self, value, path: str, errs: list[Violation]) -> None:
         # Walk the request in document order, as Coral deserialises it, so the first
         # wrongly typed value is the one reported; only when a constraint fails walk
         # again in DynamoDB's reporting order to list the errors as it does.
@@ -266,14 +274,14 @@ class StructureNode(Node):
             else:
                 node.check(item, prefix + camel, errs)
 
-    def check(self, value, path: str, errs: list) -> None:
+    def check(self, value, path: str, errs: list[Violation]) -> None:
         if type(value) is not dict:
             raise mismatch(value, None)
         self.check_inner(value, path, errs)
 
 
 def _check_elements(node: Node, items, paths, whole, whole_path: str, whole_shape: str,
-                    errs: list, form: str) -> None:
+                    errs: list[Violation], form: str) -> None:
     """Check collection elements: scalars as one bracketed error on the whole, others each
     at its path; a null element is missing a member DynamoDB requires (unverified: what
     it answers is not recorded, but never a value an operation can use)."""
@@ -312,6 +320,7 @@ class _Collection(Node):
 
 class ListNode(_Collection):
     __slots__ = ("member",)
+    member: Node  # set by compile_shape once the member's node exists
 
     def typecheck(self, value) -> None:
         if type(value) is not list:
@@ -323,13 +332,15 @@ class ListNode(_Collection):
         member = self.member
         return all(item is not None and member.valid(item) for item in value)
 
-    def check_inner(self, value, path: str, errs: list) -> None:
+    def check_inner(self, value, path: str, errs: list[Violation]) -> None:
         paths = (f"{path}.{i}.member" for i in range(1, len(value) + 1))
         _check_elements(self.member, value, paths, value, path, self.name, errs, "Member")
 
 
 class MapNode(_Collection):
     __slots__ = ("key", "value")
+    key: Node  # both set by compile_shape
+    value: Node
 
     def typecheck(self, value) -> None:
         if type(value) is not dict:
@@ -342,7 +353,7 @@ class MapNode(_Collection):
         return all(key.valid(k) and item is not None and member.valid(item)
                    for k, item in value.items())
 
-    def check_inner(self, value, path: str, errs: list) -> None:
+    def check_inner(self, value, path: str, errs: list[Violation]) -> None:
         key = self.key
         if key.bracket and any(key.violations(k) for k in value):
             errs.append((path, value, self.name, f"Map keys must satisfy constraint: [{', '.join(key.bracket)}]"))
@@ -354,7 +365,7 @@ _SCALARS = {"string": StringNode, "integer": NumberNode, "long": NumberNode, "do
 _PLAIN = {"boolean": BooleanNode, "timestamp": TimestampNode, "attributevalue": AttributeValueNode}
 
 
-def compile_shape(name: str, shapes: dict, memo: dict) -> Node:
+def compile_shape(name: str, shapes: dict, memo: dict[str, Node]) -> Node:
     """The node for shape `name`, built once per model and shared (`memo`)."""
     node = memo.get(name)
     if node is not None:

@@ -53,5 +53,6 @@ def java_double(value: float) -> str:
         text = repr(number)
         return text if "e" not in text else format(Decimal(text), "f")
     sign, digits, exponent = Decimal(repr(number)).normalize().as_tuple()
+    assert isinstance(exponent, int)  # finite: JSON has no infinity or NaN
     head, tail = str(digits[0]), "".join(map(str, digits[1:])) or "0"
     return f"{'-' if sign else ''}{head}.{tail}E{exponent + len(digits) - 1}"

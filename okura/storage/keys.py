@@ -55,6 +55,7 @@ def encode(type_: str, wire_value: str) -> bytes:
 
 def _encode_number(text: str) -> bytes:
     sign, digits, exponent = numbers.parse(text).as_tuple()
+    assert isinstance(exponent, int)  # parse() takes finite numbers only
     if not digits or digits == (0,):
         return _ZERO
     adjusted = exponent + len(digits) - 1 + _EXPONENT_BIAS

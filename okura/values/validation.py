@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import binascii
 import re
+from typing import Any
 
 from okura import errors
 from okura.errors import DynamoError
@@ -35,8 +36,8 @@ _EMPTY_SET = {
 }
 
 # What JSON type each member of an AttributeValue must have on the wire.
-_WIRE = {"S": str, "N": str, "B": str, "BOOL": bool, "NULL": bool,
-         "SS": list, "NS": list, "BS": list, "L": list, "M": dict}
+_WIRE: dict[str, type[Any]] = {"S": str, "N": str, "B": str, "BOOL": bool, "NULL": bool,
+                               "SS": list, "NS": list, "BS": list, "L": list, "M": dict}
 _BASE64_CHAR = re.compile(r"[^A-Za-z0-9+/=]")
 
 
@@ -167,9 +168,9 @@ def _first_wire_fault(av, depth: int = 1) -> DynamoError | None:
             return _wire_fault(expected, value)
         if tag in ("M", "L") and depth <= MAX_DEPTH:
             for member in value.values() if tag == "M" else value:
-                fault = _first_wire_fault(member, depth + 1)
-                if fault:
-                    return fault
+                inner = _first_wire_fault(member, depth + 1)
+                if inner:
+                    return inner
         elif tag in _EMPTY_SET or tag == "B":
             for member in value if tag in _EMPTY_SET else (value,):
                 if type(member) is not str:
