@@ -114,7 +114,8 @@ class _Rows:
         million rows, 104.5 MiB of dicts against 72.7)."""
         bucket, high = self.split, 2 * self.low + 1
         sizes = self.sizes[bucket]
-        kept, moved = ({}, {}), ({}, {})
+        kept: tuple[dict[bytes, bytes], dict[bytes, int]] = ({}, {})
+        moved: tuple[dict[bytes, bytes], dict[bytes, int]] = ({}, {})
         for key, doc in self.docs[bucket].items():
             into = kept if hash(key) & high == bucket else moved
             into[0][key], into[1][key] = doc, sizes[key]
@@ -205,6 +206,7 @@ class _MemoryUnit:
         rows = self.engine.tables.get(tid)
         if rows is None:
             rows = self.engine.tables[tid] = _Rows()
+            assert self.undo is not None  # writes run inside a unit
             self.undo.append((self.engine.tables.pop, tid))
         return rows
 
@@ -216,6 +218,7 @@ class _MemoryUnit:
         rows, key = self._rows(tid), _key(hk, rk)
         # A copy of exactly the document's size: orjson.dumps() leaves its 1 KiB buffer
         # allocated behind a shorter document (1,057 B kept per ~260 B item).
+        assert self.undo is not None  # writes run inside a unit
         self.undo.append((rows.put, key, *rows.put(key, size, bytes(memoryview(doc)))))
 
     async def put_many(self, rows: list[tuple[int, bytes, bytes, int, bytes]]) -> None:
@@ -228,6 +231,7 @@ class _MemoryUnit:
             key = _key(hk, rk)
             old = rows.put(key, 0, None)
             if old[1] is not None:
+                assert self.undo is not None  # writes run inside a unit
                 self.undo.append((rows.put, key, *old))
 
     async def query(self, tid: int, hk: bytes, lo: bytes | None, hi: bytes | None,
@@ -261,6 +265,7 @@ class _MemoryUnit:
     async def drop_rows(self, tid: int) -> None:
         rows = self.engine.tables.pop(tid, None)
         if rows is not None:
+            assert self.undo is not None  # writes run inside a unit
             self.undo.append((self.engine.tables.__setitem__, tid, rows))
 
     async def new_id(self) -> int:
@@ -303,6 +308,7 @@ class _MemoryUnit:
 
     def _set_entry(self, tid: int, named: tuple[str, str], entry: list | None) -> None:
         """Set (None: remove) one catalog entry, undoably."""
+        assert self.undo is not None  # writes run inside a unit
         self.undo.append((self._apply_entry, tid, named, self.engine.catalog.get(named)))
         self._apply_entry(tid, named, entry)
 
@@ -339,6 +345,7 @@ class _MemoryUnit:
 
     def _set_token(self, key: str, held: tuple | None) -> None:
         """Set (None: forget) one token, undoably."""
+        assert self.undo is not None  # writes run inside a unit
         self.undo.append((self._apply_token, key, self.engine.tokens.get(key)))
         self._apply_token(key, held)
 

@@ -24,7 +24,7 @@ import asyncio
 import logging
 import os
 import threading
-from typing import Callable
+from typing import Callable, cast
 
 import apsw
 
@@ -182,7 +182,9 @@ class SqliteEngine:
         SQLite restart the WAL (see _finish_checkpoint)."""
         copied_to = 0
         for _ in range(CHECKPOINT_ROUNDS):
-            _, frames, _ = connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+            row = connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+            assert row is not None  # the pragma answers one row
+            _, frames, _ = row
             fresh, copied_to = frames - copied_to, frames
             # A completing checkpoint syncs the WAL before it copies and the database
             # after; flush what this round wrote here, off the event loop.
@@ -201,8 +203,10 @@ class SqliteEngine:
         """After a failed statement: if SQLite rolled the whole group back itself (disk
         full, an I/O error), its units are lost, so their requests fail now, and the
         catalog forgets what they changed before another request reads it."""
-        if self._batch_open and not self.db.in_transaction:
-            self._commit()
+        if self._batch_open:
+            assert self.db is not None  # a group is open only while the engine is
+            if not self.db.in_transaction:
+                self._commit()
 
     def _join_group(self) -> None:
         self.end_lost_group()
@@ -224,6 +228,7 @@ class SqliteEngine:
         except apsw.Error as exc:
             log.exception("group commit failed; its %d requests get an error", len(waiters))
             error = exc
+            assert self.db is not None  # as above
             if self.db.in_transaction:
                 try:
                     self.sql.execute("ROLLBACK")
@@ -308,9 +313,11 @@ class _SqliteTransaction:
                     self.sql.execute(*held)  # the unit's one statement: atomic by itself
             elif exc_type is None:
                 self.sql.execute("RELEASE unit")
-            elif self.engine.db.in_transaction:  # else the savepoint went with the group
-                self.sql.execute("ROLLBACK TO unit")
-                self.sql.execute("RELEASE unit")
+            else:
+                assert self.engine.db is not None  # a unit runs on an open engine
+                if self.engine.db.in_transaction:  # else the savepoint went with the group
+                    self.sql.execute("ROLLBACK TO unit")
+                    self.sql.execute("RELEASE unit")
         except apsw.Error:
             self.engine.end_lost_group()
             raise
@@ -359,7 +366,7 @@ class _SqliteTransaction:
     async def put_many(self, rows: list[tuple[int, bytes, bytes, int, bytes]]) -> None:
         for start in range(0, len(rows), ROWS_PER_STATEMENT):
             chunk = rows[start:start + ROWS_PER_STATEMENT]
-            parameters = []
+            parameters: list[int | bytes] = []
             for row in chunk:
                 parameters += row
             self._write(_PUTS[len(chunk)], parameters)
@@ -372,11 +379,13 @@ class _SqliteTransaction:
                     forward: bool, limit: int) -> list[tuple[bytes, int, bytes]]:
         sql = _QUERIES[lo is not None, hi is not None, forward]
         args = (tid, hk) + ((lo,) if lo is not None else ()) + ((hi,) if hi is not None else ())
-        return self._run(sql, args + (limit,)).fetchall()
+        rows = self._run(sql, args + (limit,)).fetchall()
+        return cast("list[tuple[bytes, int, bytes]]", rows)  # the columns' types
 
     async def scan(self, tid: int, after: tuple[bytes, bytes] | None, hk_lo: bytes | None,
                    hk_hi: bytes | None, limit: int) -> list[tuple[bytes, bytes, int, bytes]]:
-        where, args = ["tid=?"], [tid]
+        where = ["tid=?"]
+        args: list[int | bytes] = [tid]
         if after is not None:
             where.append("(hk, rk) > (?, ?)")
             args += after
@@ -388,11 +397,14 @@ class _SqliteTransaction:
             args.append(hk_hi)
         sql = (f"SELECT hk, rk, size, doc FROM items WHERE {' AND '.join(where)}"
                " ORDER BY hk, rk LIMIT ?")
-        return self._run(sql, (*args, limit)).fetchall()
+        rows = self._run(sql, (*args, limit)).fetchall()
+        return cast("list[tuple[bytes, bytes, int, bytes]]", rows)  # the columns' types
 
     async def table_stats(self, tid: int) -> tuple[int, int]:
-        count, size = self._run(
+        row = self._run(
             "SELECT count(*), coalesce(sum(size), 0) FROM items WHERE tid=?", (tid,)).fetchone()
+        assert row is not None  # an aggregate answers one row
+        count, size = row
         return count, size
 
     async def drop_rows(self, tid: int) -> None:

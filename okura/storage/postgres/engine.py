@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from typing import Callable
 
 import asyncpg
 
@@ -119,7 +120,7 @@ class PostgresEngine:
         self.min_connections = min_connections
         self.max_connections = max_connections
         self.pool: asyncpg.Pool | None = None
-        self._catalog_watchers: list = []
+        self._catalog_watchers: list[Callable[[int], None]] = []
         self._listener: asyncpg.Connection | None = None
 
     async def open(self) -> None:
@@ -142,16 +143,18 @@ class PostgresEngine:
                 await pool.release(self._listener)
                 self._listener = None
 
-    def watch_catalog(self, callback) -> None:
+    def watch_catalog(self, callback: Callable[[int], None]) -> None:
         self._catalog_watchers.append(callback)
 
-    def _catalog_changed(self, connection, pid, channel, payload: str) -> None:
+    def _catalog_changed(self, connection: asyncpg.Connection, pid: int, channel: str,
+                         payload: str) -> None:
         for callback in self._catalog_watchers:
             callback(int(payload))
 
     async def close(self) -> None:
         if self._listener is not None:
             await self._listener.remove_listener(_CATALOG_CHANNEL, self._catalog_changed)
+            assert self.pool is not None  # the listener is one of its connections
             await self.pool.release(self._listener)
             self._listener = None
         if self.pool is not None:
@@ -168,7 +171,7 @@ class PostgresEngine:
         async with self.reader() as unit:
             return await unit.get(tid, hk, rk)
 
-    def after_commit(self, callback) -> bool:
+    def after_commit(self, callback: Callable[[BaseException | None], None]) -> bool:
         # A transaction block ends with its COMMIT done: nothing is ever pending.
         return False
 
