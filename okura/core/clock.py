@@ -13,6 +13,7 @@ import logging
 import time
 
 from okura.core.spaces import CLOCK
+from okura.storage.engine import doc_of
 
 _HK, _RK = b"clock", b""
 REFRESH = 0.2  # seconds: a move through one node shows on the others within this
@@ -48,7 +49,7 @@ class Clock:
     async def refresh(self) -> None:
         """Take up a move made through another node."""
         async with self._engine.reader() as unit:
-            raw = await unit.get(CLOCK, _HK, _RK)
+            raw = doc_of(await unit.get(CLOCK, _HK, _RK))
         if raw is not None:
             self.offset = max(self.offset, float(raw))
 
@@ -67,7 +68,7 @@ class Clock:
         # Moves through several nodes add up: each starts from the larger of the
         # stored offset and the one this node already follows.
         async with self._engine.transaction() as unit:
-            raw = await unit.get(CLOCK, _HK, _RK, lock=True)
+            raw = doc_of(await unit.get(CLOCK, _HK, _RK, lock=True))
             stored = 0.0 if raw is None else float(raw)
             offset = max(stored, self.offset) + seconds
             if raw is None or offset != stored:

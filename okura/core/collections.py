@@ -15,6 +15,7 @@ import math
 from okura import errors
 from okura.core import spaces
 from okura.core.catalog import Table
+from okura.storage.engine import doc_of
 
 LIMIT = 10 * 1024 ** 3
 _GB = 1024 ** 3
@@ -28,7 +29,7 @@ async def grow(unit, table: Table, hk: bytes, growth: int) -> int:
     """Add `growth` bytes to the collection at `hk` and return its new size; a write
     that grows a collection past 10 GB is refused."""
     space = row_space(table)
-    stored = await unit.get(space, hk, b"", lock=True)
+    stored = doc_of(await unit.get(space, hk, b"", lock=True))
     size = (0 if stored is None else int(stored)) + growth
     if growth == 0:
         return size

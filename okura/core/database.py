@@ -1,17 +1,22 @@
-"""The Database: what the operations reach core through."""
+"""The Database: what the operations reach core through (by the request context)."""
 from __future__ import annotations
 
 from okura.core.catalog import Catalog
 from okura.core.clock import Clock
 from okura.core.index_jobs import IndexJobs
+from okura.core.metrics import Metrics
+from okura.storage.engine import Engine
 
 
 class Database:
-    def __init__(self, engine, account: str, status_delay: float = 0.0, clock: Clock | None = None):
+    def __init__(self, engine: Engine, account: str, status_delay: float = 0.0,
+                 clock: Clock | None = None, stream_retention: float = 86400.0):
         self.engine = engine
         self.account = account
         self.status_delay = status_delay
+        self.stream_retention = stream_retention  # seconds stream records stay readable
         self.clock = clock or Clock()
+        self.metrics = Metrics(self.clock)
         self.catalog = Catalog(engine, self.clock, account)
         self.index_jobs = IndexJobs(self)
         self.catalog.changed = self.index_jobs.notice

@@ -12,6 +12,7 @@ from __future__ import annotations
 import orjson
 
 from okura.core import collections
+from okura.core.capacity import Ledger, index_write_units
 from okura.core.catalog import CREATING, DELETING, Table
 from okura.core.indexes import Index
 from okura.errors import DynamoError
@@ -75,10 +76,18 @@ def entry(index: Index, table: Table, item: dict, hk: bytes,
     return located[0], located[1], projected(index, table, item)
 
 
+async def put(unit, index: Index, found: tuple[bytes, bytes, dict]) -> int:
+    """Store an entry (as `entry` found it); returns its size."""
+    size = item_size(found[2])
+    await unit.put(index.id, found[0], found[1], size, orjson.dumps(found[2]))
+    return size
+
+
 async def store(unit, table: Table, hk: bytes, rk: bytes, old: dict | None, new: dict | None,
-                old_size: int, new_size: int) -> int | None:
-    """Replace the item's entries in every live index; returns the size of its item
-    collection after the write for tables with local secondary indexes, else None.
+                old_size: int, new_size: int, ledger: Ledger | None) -> int | None:
+    """Replace the item's entries in every live index, charging `ledger` (None: a write
+    that costs nothing, TTL's) what each index's change costs; returns the size of its
+    item collection after the write for tables with local secondary indexes, else None.
     `old_size` and `new_size` are the item's sizes (0 when absent)."""
     growth = new_size - old_size
     for index in live(table):
@@ -89,17 +98,23 @@ async def store(unit, table: Table, hk: bytes, rk: bytes, old: dict | None, new:
             index, table, new, hk, rk)
         if before == after:
             continue
-        after_size = 0
+        after_size = before_size = None
         if after is not None:
-            after_size = item_size(after[2])
-            await unit.put(index.id, after[0], after[1], after_size, orjson.dumps(after[2]))
-        before_size = 0
+            after_size = await put(unit, index, after)
+        moved = before is not None and (after is None or before[:2] != after[:2])
         if before is not None:
             before_size = item_size(before[2])
-            if after is None or before[:2] != after[:2]:
+            if moved:
                 await unit.delete(index.id, before[0], before[1])
+        if ledger is not None:
+            if moved and after is not None:  # a delete in one partition, a put in another
+                ledger.write_index(table, index, before[0], index_write_units(before_size, None))
+                ledger.write_index(table, index, after[0], index_write_units(None, after_size))
+            else:
+                ledger.write_index(table, index, (after or before)[0],
+                                   index_write_units(before_size, after_size))
         if not index.is_global:
-            growth += after_size - before_size
+            growth += (after_size or 0) - (before_size or 0)
     if not table.doc.get("LocalSecondaryIndexes"):
         return None
     return await collections.grow(unit, table, hk, growth)

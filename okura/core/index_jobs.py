@@ -90,16 +90,15 @@ class IndexJobs:
                 raise CatalogChanged(table)
             rows = await unit.scan(table.id, after, None, None, CHUNK)
             for hk, rk, _, _ in rows:
-                raw = await unit.get(table.id, hk, rk, lock=True)
-                if raw is None:
+                row = await unit.get(table.id, hk, rk, lock=True)
+                if row is None:
                     continue  # deleted since the scan
-                item = orjson.loads(raw)
+                item = orjson.loads(row[1])
                 if not index_entries.indexable(index, item):
                     continue  # an index key violation stays out of the index
                 found = index_entries.entry(index, table, item, hk, rk)
                 if found is not None:
-                    await unit.put(index.id, found[0], found[1],
-                                   index_entries.item_size(found[2]), orjson.dumps(found[2]))
+                    await index_entries.put(unit, index, found)
         doc = dict(table.doc)
         jobs = dict(doc["IndexJobs"])
         if len(rows) < CHUNK:

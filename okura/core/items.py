@@ -3,11 +3,10 @@
 `write_all` runs, inside one storage transaction, every item's part of a
 mutation: read the current item (locked where the backend has concurrent
 writers), let the operation decide the new item from it (checking its condition
-there), and, only if every item's decision stands, store the results and all
-that follows from them (`_store`). A transaction is `write_all` of many items;
-a single-item write is `write`: the same steps, through the same helpers, for
-one item. Index maintenance and stream records live in `_store`, so no write
-can skip them.
+there), and, only if every item's decision stands, charge the request's ledger and
+store the results and all that follows from them (`_store`). Single-item writes,
+BatchWriteItem, transactions, PartiQL and TTL all go through it. Index maintenance,
+stream records and capacity live here, so no write can skip them.
 """
 from __future__ import annotations
 
@@ -17,11 +16,13 @@ import orjson
 
 from okura import errors
 from okura.core import index_entries
+from okura.core.capacity import write_units
 from okura.core.catalog import CatalogChanged, Table
+from okura.core.context import Context
 from okura.core.streams import append as streams
 from okura.errors import DynamoError
 from okura.storage.engine import Conflict, Locked
-from okura.values.sizes import ITEM_TOO_LARGE, check_item_size, item_size
+from okura.values.sizes import ITEM_TOO_LARGE, check_item_size
 
 WRITE_ATTEMPTS = 4  # runs of a single-item write that keeps losing races (Conflict)
 # What a decision returns to leave the stored item exactly as it is.
@@ -63,86 +64,71 @@ class Written:
 
 class Cancelled(Exception):
     """Some items of a multi-item write refused; `reasons` holds, per item in
-    order, the error that refused it or None. Nothing was written."""
+    order, the error that refused it or None, `olds` and `old_sizes` each item as it
+    was. Nothing was written."""
 
-    def __init__(self, reasons: list[DynamoError | None], olds: list[dict | None]):
+    def __init__(self, reasons: list[DynamoError | None], olds: list[dict | None],
+                 old_sizes: list[int]):
         super().__init__("write cancelled")
         self.reasons = reasons
         self.olds = olds
+        self.old_sizes = old_sizes
 
 
-async def get_raw(db, table: Table, key: dict) -> bytes | None:
-    """The stored wire JSON of an item, undecoded."""
-    return await db.engine.read_one(table.id, *table.locate(key))
+async def get(ctx: Context, table: Table, key: dict, consistent: bool) -> bytes | None:
+    """The stored wire JSON of an item, undecoded (GetItem, BatchGetItem, PartiQL)."""
+    hk, rk = table.locate(key)
+    row = await ctx.db.engine.read_one(table.id, hk, rk)
+    if row is None:
+        ctx.ledger.read(table, hk, 0, consistent)
+        return None
+    ctx.ledger.read(table, hk, row[0], consistent)
+    return row[1]
 
 
-async def write(db, change: Change) -> Written:
-    """Apply one item's decision atomically: write_all of one change, without the
-    bookkeeping of many. A refusal is raised as it is; a lost race is run again (see
-    _retried)."""
-    return await _retried(_write_one, db, change)
+async def write(ctx: Context, change: Change) -> Written:
+    """Apply one item's decision atomically: write_all of one change, its refusal
+    raised as it is. A lost race is run again (see _retried)."""
+    return (await _retried(_write_all_raising, ctx, (change,)))[0]
 
 
-async def write_each(db, changes: list[Change]) -> list[Written]:
+async def write_each(ctx: Context, changes: list[Change]) -> list[Written]:
     """BatchWriteItem's checked puts and deletes of distinct items in one storage
     transaction: one commit, not one per item. Rows are locked in one global order, so
     two batches over the same items cannot deadlock; the results are in the order of
     `changes`."""
     order = sorted(range(len(changes)), key=lambda i: (
         changes[i].table.id, *(changes[i].at or changes[i].table.locate(changes[i].key))))
-    written = await _retried(_write_all_raising, db, [changes[i] for i in order])
+    written = await _retried(_write_all_raising, ctx, [changes[i] for i in order])
     out: list = [None] * len(changes)
     for position, i in enumerate(order):
         out[i] = written[position]
     return out
 
 
-async def _retried(run, db, changes):
+async def _retried(run, ctx: Context, changes):
     """`run` for writes outside transactions: a lost race the database reports
     (Conflict: nothing was stored) is run again, since DynamoDB serialises such writes
     rather than failing one for a concurrent writer."""
     for attempt in range(WRITE_ATTEMPTS):
         try:
-            return await run(db, changes)
+            return await run(ctx, changes)
         except Conflict:
             if attempt == WRITE_ATTEMPTS - 1:
                 raise
 
 
-async def _write_all_raising(db, changes: list[Change]) -> list[Written]:
-    """write_all, raising the first refusal as it is (nothing was written)."""
+async def _write_all_raising(ctx: Context, changes) -> list[Written]:
+    """write_all, raising the first refusal as it is (nothing was written). A failed
+    condition still costs the current item's size in write units (developer guide,
+    "Condition expressions")."""
     try:
-        return await write_all(db, changes)
+        return await write_all(ctx, changes)
     except Cancelled as cancelled:
+        for change, old_size, reason in zip(changes, cancelled.old_sizes, cancelled.reasons):
+            if reason is not None and reason.name == "ConditionalCheckFailedException":
+                ctx.ledger.write(change.table, change.table.locate(change.key)[0], old_size)
         raise next(reason for reason in cancelled.reasons if reason) from None
-
-
-async def _write_one(db, change: Change) -> Written:
-    async with db.engine.transaction() as unit:
-        if db.engine.shared:
-            await _check_catalog(unit, (change,))
-        hk, rk = change.at or change.table.locate(change.key)
-        old = None
-        if _reads_old(db, change, True):
-            try:
-                raw = await unit.get(change.table.id, hk, rk, lock=True)
-            except Locked:
-                raise errors.transaction_conflict() from None
-            if raw is not None:
-                old = orjson.loads(raw)
-        new, size = _decide(change, old)
-        rows = []
-        written = await _settle(db, unit, change, hk, rk, old, new, size, rows)
-        if rows:
-            await unit.put_many(rows)
-    return written
-
-
-def _reads_old(db, change: Change, wait: bool) -> bool:
-    """Whether a write reads the item it replaces. Shared storage reads even for a
-    plain put: the locked read is where a write meets a transaction in flight (see
-    PostgreSQL's get)."""
-    return change.needs_old or change.table.observes_old or not wait or db.engine.shared
 
 
 def _decide(change: Change, old: dict | None) -> tuple:
@@ -157,57 +143,64 @@ def _decide(change: Change, old: dict | None) -> tuple:
     return new, size
 
 
-async def _settle(db, unit, change: Change, hk: bytes, rk: bytes, old: dict | None, new,
-                  size: int, rows: list) -> Written:
-    """Store one decided change, or add its row to `rows` when nothing follows from it
-    (no index, no stream: stored with the others in one put_many)."""
-    if new is UNCHANGED:
-        return Written(old, old)
-    if new is not None and not change.table.observes_old:
-        rows.append((change.table.id, hk, rk, size, orjson.dumps(new)))
-        return Written(old, new)
-    return Written(old, new, await _store(db, unit, change, hk, rk, old, new, size))
-
-
-async def write_all(db, changes: list[Change], wait: bool = True,
-                    before_commit: Callable | None = None) -> list[Written]:
+async def write_all(ctx: Context, changes, wait: bool = True,
+                    before_commit: Callable | None = None,
+                    transactional: bool = False) -> list[Written]:
     """Apply every change or none: raises Cancelled if any decision refuses.
 
     With `wait` False (transactions: DynamoDB never queues one behind another), an
     item locked by another transaction in flight refuses its change with a
     TransactionConflict. `await before_commit(unit, written)` joins the same storage
-    transaction once every decision stands (an idempotency token's outcome)."""
-    async with db.engine.transaction() as unit:
-        if db.engine.shared:
+    transaction once every decision stands (an idempotency token's outcome).
+    `transactional` writes cost double."""
+    db = ctx.db
+    engine = db.engine
+    async with engine.transaction() as unit:
+        if engine.shared:
             await _check_catalog(unit, changes)
-        located, olds, reasons = [], [], []
+        steps = []
+        refused = False
         for change in changes:
             hk, rk = change.at or change.table.locate(change.key)
-            located.append((hk, rk))
-            if not _reads_old(db, change, wait):
-                olds.append(None)
-                reasons.append(None)
-                continue
+            reason = None
             try:
-                raw = await unit.get(change.table.id, hk, rk, lock=True, wait=wait)
-                reasons.append(None)
+                row = await unit.get(change.table.id, hk, rk, lock=True, wait=wait)
             except Locked:
-                raw = None
-                reasons.append(errors.transaction_conflict())
-            olds.append(None if raw is None else orjson.loads(raw))
-        decided = []
-        for i, (change, old) in enumerate(zip(changes, olds)):
-            decided.append((UNCHANGED, 0))
-            if reasons[i] is None:
+                if wait:  # a single write met a transaction: the unit is unusable
+                    raise errors.transaction_conflict() from None
+                row, reason = None, errors.transaction_conflict()
+            old_size = 0 if row is None else row[0]
+            # Decode the current item only where something looks at it: a plain put
+            # into a table without indexes or stream needs only its size.
+            old = (None if row is None or not (change.needs_old or change.table.observes_old
+                                               or not wait or engine.shared)
+                   else orjson.loads(row[1]))
+            new, size = UNCHANGED, 0
+            if reason is None:
                 try:
-                    decided[i] = _decide(change, old)
+                    new, size = _decide(change, old)
                 except DynamoError as refusal:
-                    reasons[i] = refusal
-        if any(reasons):
-            raise Cancelled(reasons, olds)
+                    reason = refusal
+            refused = refused or reason is not None
+            steps.append((change, hk, rk, old, old_size, new, size, reason))
+        if refused:
+            raise Cancelled([step[7] for step in steps], [step[3] for step in steps],
+                            [step[4] for step in steps])
+        ledger = ctx.ledger
         written, rows = [], []
-        for change, (hk, rk), old, (new, size) in zip(changes, located, olds, decided):
-            written.append(await _settle(db, unit, change, hk, rk, old, new, size, rows))
+        for change, hk, rk, old, old_size, new, size, _ in steps:
+            if not change.by_service:  # TTL deletes are free
+                ledger.write(change.table, hk, max(old_size, old_size if new is UNCHANGED
+                                                   else size), transactional)
+            if new is UNCHANGED:
+                written.append(Written(old, old))
+            elif new is not None and not change.table.observes_old:
+                # nothing follows from it (no index, no stream): stored with the others
+                rows.append((change.table.id, hk, rk, size, orjson.dumps(new)))
+                written.append(Written(old, new))
+            else:
+                written.append(Written(old, new, await _store(
+                    ctx, unit, change, hk, rk, old, old_size, new, size)))
         if rows:
             await unit.put_many(rows)
         if before_commit is not None:
@@ -215,7 +208,7 @@ async def write_all(db, changes: list[Change], wait: bool = True,
     return written
 
 
-async def _check_catalog(unit, changes: list[Change]) -> None:
+async def _check_catalog(unit, changes) -> None:
     """Where several processes share storage, the table documents these changes were
     planned with must still be current (a new index must not miss them); reading
     the versions also holds them until this transaction ends."""
@@ -228,8 +221,8 @@ async def _check_catalog(unit, changes: list[Change]) -> None:
                 raise CatalogChanged(table)
 
 
-async def _store(db, unit, change: Change, hk: bytes, rk: bytes, old: dict | None,
-                 new: dict | None, size: int) -> int | None:
+async def _store(ctx: Context, unit, change: Change, hk: bytes, rk: bytes, old: dict | None,
+                 old_size: int, new: dict | None, size: int) -> int | None:
     """Persist one item's new state (of DynamoDB size `size`) and everything that
     follows from it; returns its item collection's size where the table keeps them
     (local indexes)."""
@@ -240,8 +233,8 @@ async def _store(db, unit, change: Change, hk: bytes, rk: bytes, old: dict | Non
         await unit.delete(table.id, hk, rk)
     else:
         await unit.put(table.id, hk, rk, size, orjson.dumps(new))
-    await streams.append(unit, table, old, new, db.clock.now(), change.by_service)
+    await streams.append(unit, table, old, new, ctx.clock.now(), change.by_service)
     if not table.indexes:
         return None
-    return await index_entries.store(unit, table, hk, rk, old, new,
-                                     0 if old is None else item_size(old), size)
+    return await index_entries.store(unit, table, hk, rk, old, new, old_size, size,
+                                     None if change.by_service else ctx.ledger)

@@ -19,6 +19,7 @@ import socket
 import orjson
 
 from okura.core.spaces import LEASES
+from okura.storage.engine import doc_of
 
 # This process, as lease rows name their holder: which node holds what is readable
 # in the database.
@@ -31,7 +32,7 @@ async def acquire(db, name: str, holder: str, now: float, until: float) -> bool:
     holder's lease is still running."""
     key = name.encode()
     async with db.engine.transaction() as unit:
-        raw = await unit.get(LEASES, key, b"", lock=True)
+        raw = doc_of(await unit.get(LEASES, key, b"", lock=True))
         if raw is not None:
             lease = orjson.loads(raw)
             if lease["Holder"] != holder and lease["Until"] > now:
@@ -43,5 +44,5 @@ async def acquire(db, name: str, holder: str, now: float, until: float) -> bool:
 async def holder(db, name: str) -> dict | None:
     """The lease row ({"Holder", "Until"}) or None."""
     async with db.engine.reader() as unit:
-        raw = await unit.get(LEASES, name.encode(), b"")
+        raw = doc_of(await unit.get(LEASES, name.encode(), b""))
     return None if raw is None else orjson.loads(raw)

@@ -1,19 +1,24 @@
-"""Reading many items: what Query and Scan read, as byte ranges over stored rows.
+"""Reading many items: the one entry point of Query, Scan and PartiQL SELECT.
 
 A `Source` is the row space a read walks: a table's items, or an index's entries
-(see core/indexes.py for their layout). A Query reads one partition of it between
-two sort-key byte bounds (`sort_range` turns a key condition into them); a Scan
-reads partitions in hash order, optionally one parallel-scan segment of the hash
-space. Both stop at Limit rows or once the rows read reach 1 MB (DynamoDB counts
-that before any filter), fetching rows in bounded batches so a large partition is
-never loaded whole. Rows come back undecoded: the operation decodes only what its
-filter, projection or LastEvaluatedKey needs.
+(see core/indexes.py for their layout). A `Walk` says which rows: some partitions
+in order, each between two sort-key byte bounds (`sort_range` turns a key condition
+into them: a Query reads one, a PartiQL SELECT those its WHERE names), or a Scan of
+partitions in hash order, optionally one parallel-scan segment of the hash space.
+`read` takes its storage unit, resumes after a start position, stops at Limit rows
+or once the rows read reach 1 MB (DynamoDB counts that before any filter), fetches
+rows in bounded batches so a large partition is never loaded whole, and charges the
+request's ledger for what it read. Rows come back undecoded: the operation decodes
+only what its filter, projection or LastEvaluatedKey needs.
 """
 from __future__ import annotations
 
 from typing import NamedTuple
 
+import orjson
+
 from okura.core.catalog import Table
+from okura.core.context import Context
 from okura.core.indexes import Index
 from okura.storage import keys
 
@@ -96,60 +101,114 @@ def sort_range(range_keys: list[tuple[str, str]], equal: list[dict], op: str | N
     raise ValueError(f"not a sort-key operator: {op!r}")
 
 
+class Walk(NamedTuple):
+    """The rows a read walks: `partitions` (their hk, in order) each with lo <= rk < hi
+    (None: no bound), in rk order or reversed; or, with `partitions` None, a Scan of
+    hk_lo <= hk < hk_hi."""
+    partitions: list[bytes] | None
+    lo: bytes | None = None
+    hi: bytes | None = None
+    forward: bool = True
+    hk_lo: bytes | None = None
+    hk_hi: bytes | None = None
+
+
 class Page(NamedTuple):
-    """Rows read for one request: their stored docs, their summed sizes, and whether
-    the read stopped early (at Limit or 1 MB), so a LastEvaluatedKey is due."""
+    """Rows read for one request: their stored docs (the table items behind them when
+    `read` fetched), their summed sizes, how many rows were read (ScannedCount), and,
+    when the read stopped early (at Limit or 1 MB), where: the last row's doc (for
+    LastEvaluatedKey) and its position (the partition's place in the walk, hk, rk)."""
     docs: list[bytes]
     size: int
-    stopped: bool
+    scanned: int
+    last: bytes | None = None
+    position: tuple[int, bytes, bytes] | None = None
+
+    @property
+    def stopped(self) -> bool:
+        return self.position is not None
 
 
-async def query(unit, source: Source, hk: bytes, lo: bytes | None, hi: bytes | None,
-                forward: bool, limit: int | None) -> Page:
-    """Rows of one partition with lo <= rk < hi, in rk order (reversed unless forward)."""
-
-    async def fetch(want: int, last: tuple | None) -> list:
-        nonlocal lo, hi
-        if last is not None:  # resume past the last row: rk + 0x00 is the next string up
-            if forward:
-                lo = last[0] + b"\x00"
-            else:
-                hi = last[0]
-        return await unit.query(source.id, hk, lo, hi, forward, want)
-
-    return await _collect(fetch, limit)
-
-
-async def scan(unit, source: Source, after: tuple[bytes, bytes] | None, hk_lo: bytes | None,
-               hk_hi: bytes | None, limit: int | None) -> Page:
-    """Rows with hk_lo <= hk < hk_hi after the `after` position, in (hk, rk) order."""
-
-    async def fetch(want: int, last: tuple | None) -> list:
-        return await unit.scan(source.id, after if last is None else last[:2], hk_lo, hk_hi, want)
-
-    return await _collect(fetch, limit)
-
-
-async def _collect(fetch, limit: int | None) -> Page:
-    """Rows from `fetch(want, last_row)` (rows ending in size, doc) in batches, until
-    Limit rows, 1 MB of them, or the end."""
+async def read(ctx: Context, source: Source, walk: Walk, limit: int | None, consistent: bool,
+               start: tuple[int, bytes, bytes] | None = None, fetch: bool = False) -> Page:
+    """One page of `walk` from `source`, after the `start` position (a Page's).
+    `fetch`: the rows are entries of a local secondary index, and the reply needs
+    attributes it does not hold: return the table items behind them (each fetch is
+    its own read, rounded up to 4 KB: developer guide, "Local secondary indexes")."""
     docs: list[bytes] = []
     size = 0
-    last = None
+    last = position = None
+    partitions = walk.partitions
+    async with ctx.db.engine.reader() as unit:
+        if partitions is None:
+            after = None if start is None else start[1:]
+            docs, size, last, position = await _collect(
+                unit.scan, (source.id, after, walk.hk_lo, walk.hk_hi), limit, 0)
+        else:
+            for place in range(0 if start is None else start[0], len(partitions)):
+                hk, lo, hi = partitions[place], walk.lo, walk.hi
+                if start is not None and place == start[0]:
+                    lo, hi = next_range(start[2], lo, hi, walk.forward)
+                if lo is not None and hi is not None and lo >= hi:
+                    continue
+                more, more_size, last, position = await _collect(
+                    unit.query, (source.id, hk, lo, hi, walk.forward),
+                    None if limit is None else limit - len(docs), place, hk)
+                docs += more
+                size += more_size
+                if position is not None:
+                    break
+        scanned = len(docs)
+        if fetch:
+            docs = await _fetch(ctx, unit, source.table, docs, consistent)
+    ctx.ledger.read(source.table, partitions[0] if partitions and len(partitions) == 1
+                    else None, size, consistent, source.index)
+    return Page(docs, size, scanned, last, position)
+
+
+def next_range(rk: bytes, lo: bytes | None, hi: bytes | None,
+               forward: bool) -> tuple[bytes | None, bytes | None]:
+    """The next-key rule: what is left of [lo, hi) after row `rk` in walking order
+    (rk + 0x00 is the next byte string up)."""
+    return (rk + b"\x00", hi) if forward else (lo, rk)
+
+
+async def _collect(call, arguments: tuple, limit: int | None, place: int,
+                   hk: bytes | None = None) -> tuple:
+    """(docs, summed sizes, last doc, position) of rows from `call(*arguments, want)`
+    (an engine's scan, or its query of partition `hk`) in batches, until Limit rows,
+    1 MB of them (then the last row's doc and position say where it stopped) or the
+    end. Each batch resumes past the last row."""
+    docs: list[bytes] = []
+    size = 0
+    scan = hk is None
     while True:
         want = _BATCH if limit is None else min(_BATCH, limit - len(docs))
-        rows = await fetch(want, last)
+        rows = await call(*arguments, want)
         for row in rows:
             docs.append(row[-1])
             size += row[-2]
             if size >= PAGE_BYTES or len(docs) == limit:
-                return Page(docs, size, True)
+                return docs, size, row[-1], (place, *(row[:2] if scan else (hk, row[0])))
         if len(rows) < want:
-            return Page(docs, size, False)
+            return docs, size, None, None
         last = rows[-1]
+        if scan:
+            arguments = (arguments[0], last[:2], *arguments[2:])
+        else:
+            _, _, lo, hi, forward = arguments
+            arguments = (arguments[0], hk, *next_range(last[0], lo, hi, forward), forward)
 
 
-async def table_items(unit, table: Table, entries: list[dict]) -> list[bytes | None]:
-    """The stored table item behind each index entry, for attributes a local
-    secondary index does not project (None: the item is gone since)."""
-    return [await unit.get(table.id, *table.locate(entry)) for entry in entries]
+async def _fetch(ctx: Context, unit, table: Table, entries: list[bytes],
+                 consistent: bool) -> list[bytes]:
+    """The stored table item behind each index entry (skipping those gone since), each
+    charged as its own read."""
+    docs = []
+    for doc in entries:
+        hk, rk = table.locate(orjson.loads(doc))
+        row = await unit.get(table.id, hk, rk)
+        if row is not None:
+            ctx.ledger.read(table, hk, row[0], consistent)
+            docs.append(row[1])
+    return docs

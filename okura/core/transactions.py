@@ -20,8 +20,9 @@ import orjson
 from okura import errors
 from okura.core import items
 from okura.core.catalog import Table
+from okura.core.context import Context
 from okura.errors import DynamoError
-from okura.storage.engine import Conflict, Locked
+from okura.storage.engine import Conflict, Locked, doc_of
 
 TOKEN_LIFETIME = 600.0  # DynamoDB keeps a client token for 10 minutes
 CLAIM_LEASE = 60.0  # a claim left by a node that died frees its token after this
@@ -69,18 +70,21 @@ def _conflicts(count: int) -> DynamoError:
     return errors.transaction_canceled([conflict] * count)
 
 
-async def write(db, changes: list[items.Change], token: str | None = None,
+async def write(ctx: Context, changes: list[items.Change], token: str | None = None,
                 outcome: Callable[[list[items.Written]], bytes] | None = None
                 ) -> list[items.Written]:
     """Run a write transaction: all changes or none. A refused change cancels it with
     TransactionCanceledException. With a claimed `token`, `outcome(written)` is
     recorded in the same storage transaction; if the transaction fails, the claim is
     dropped so the token may be used again."""
+    db = ctx.db
+
     async def settle(unit, written):
         await unit.token_settle(token, outcome(written), db.clock.now() + TOKEN_LIFETIME)
     try:
-        return await items.write_all(db, changes, wait=False,
-                                     before_commit=None if token is None else settle)
+        return await items.write_all(ctx, changes, wait=False,
+                                     before_commit=None if token is None else settle,
+                                     transactional=True)
     except BaseException as failure:
         if token is not None:
             async with db.engine.transaction() as unit:
@@ -95,24 +99,30 @@ async def write(db, changes: list[items.Change], token: str | None = None,
         raise
 
 
-async def read(db, targets: list[tuple[Table, dict]]) -> list[bytes | None]:
-    """The stored documents of several items from one committed state; an item that
-    a write transaction holds cancels the read with TransactionConflict."""
+async def read(ctx: Context, targets: list[tuple[Table, dict]]) -> list[bytes | None]:
+    """The stored documents of several items from one committed state, each billed as
+    a transactional read; an item that a write transaction holds cancels the read with
+    TransactionConflict."""
     docs: list[bytes | None] = []
     conflicted = [False] * len(targets)
+    sized = []
     try:
-        async with db.engine.transaction() as unit:
+        async with ctx.db.engine.transaction() as unit:
             for i, (table, key) in enumerate(targets):
                 hk, rk = table.locate(key)
                 try:
-                    docs.append(await unit.get(table.id, hk, rk, wait=False))
+                    row = await unit.get(table.id, hk, rk, wait=False)
                 except Locked:
-                    docs.append(None)
+                    row = None
                     conflicted[i] = True
+                docs.append(doc_of(row))
+                sized.append((table, hk, 0 if row is None else row[0]))
     except Conflict:
         raise _conflicts(len(targets)) from None
     if any(conflicted):
         conflict = reason(errors.transaction_conflict())
         raise errors.transaction_canceled([conflict if c else reason(None) for c in conflicted])
+    for table, hk, size in sized:
+        ctx.ledger.read(table, hk, size, True, transactional=True)
     return docs
 

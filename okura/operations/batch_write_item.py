@@ -4,17 +4,16 @@ request can refuse once checked, so this is DynamoDB's outcome at one commit's c
 from __future__ import annotations
 
 from okura import errors, shapes
-from okura.core import index_entries, items
-from okura.operations import table_rules, write_actions
-from okura.operations.batch_keys import DistinctKeys
-from okura.operations.single_item import (active_table, capacity_reply, held_table,
-                                          item_collection_metrics, write_units)
+from okura.core import index_entries, items, resolve
+from okura.operations.shared import write_actions
+from okura.operations.shared.batch_keys import DistinctKeys
+from okura.operations.shared.single_item import item_collection_metrics
 from okura.values import key_rules, plain, sizes, validation
 
 MAX_REQUESTS = 25
 
 
-def _plain(request, body: dict) -> list[tuple] | None:
+def _plain(ctx, body: dict) -> list[tuple] | None:
     """The planned writes of a batch in its commonest form (only RequestItems, flat
     items and plain keys, distinct, on tables this process holds), checked as
     _checked() checks them; None sends the batch the general way, for its errors."""
@@ -25,7 +24,7 @@ def _plain(request, body: dict) -> list[tuple] | None:
         return None
     checked, pending = [], []
     for name, writes in request_items.items():
-        table = held_table(request, name)
+        table = resolve.held(ctx, name)
         if table is None or type(writes) is not list or not writes:
             return None
         for write in writes:
@@ -62,7 +61,7 @@ def _plain(request, body: dict) -> list[tuple] | None:
     return planned
 
 
-async def _checked(request, body: dict) -> list[tuple]:
+async def _checked(ctx, body: dict) -> list[tuple]:
     """(table, key, item or None, item size or None, None) per write request, in
     request order, after every rule (the last: its storage key, which _plain() knows)."""
     request_items = body["RequestItems"]
@@ -70,7 +69,7 @@ async def _checked(request, body: dict) -> list[tuple]:
         raise errors.validation("Too many items requested for the BatchWriteItem call")
     planned, per_table = [], {}
     for name, writes in request_items.items():
-        table = await active_table(request, table_rules.table_name(name))
+        table = await resolve.serving(ctx, name)
         # One table named twice (by name and by ARN) is still one table.
         distinct = per_table.setdefault(table.id, DistinctKeys(table))
         for write in writes:
@@ -96,35 +95,24 @@ async def _checked(request, body: dict) -> list[tuple]:
     return planned
 
 
-async def handle(request, body: dict) -> dict:
-    planned = _plain(request, body)
+async def handle(ctx, body: dict) -> dict:
+    planned = _plain(ctx, body)
     if planned is None:
         shapes.check("BatchWriteItem", body)
-        planned = await _checked(request, body)
-    db = request.app.db
-    mode = body.get("ReturnConsumedCapacity")
-    units: dict[str, float] = {}
-    index_units: dict[str, dict] = {}
+        planned = await _checked(ctx, body)
     metrics: dict[str, list] = {}
     changes = [write_actions.put(table, item, None, body, size, at) if item is not None
                else write_actions.delete(table, key, None, body)
                for table, key, item, size, at in planned]
-    for (table, key, *_), written in zip(planned, await items.write_each(db, changes)):
-        if mode in ("TOTAL", "INDEXES"):  # each write billed as its PutItem/DeleteItem
-            spent, indexes = write_units(table, written.old, written.new)
-            units[table.name] = units.get(table.name, 0.0) + spent
-            per_index = index_units.setdefault(table.name, {})
-            for index, index_spent in indexes:
-                per_index[index] = per_index.get(index, 0.0) + index_spent
+    for (table, key, *_), written in zip(planned, await items.write_each(ctx, changes)):
         collection = item_collection_metrics(table, body, key, written.collection_size)
         if collection is not None:
             metrics.setdefault(table.name, []).append(collection)
     out: dict = {"UnprocessedItems": {}}
-    if mode in ("TOTAL", "INDEXES"):
-        tables = {table.name: table for table, *_ in planned}
-        out["ConsumedCapacity"] = [
-            capacity_reply(tables[name], mode, total, list(index_units[name].items()))
-            for name, total in units.items()]
+    # each write billed as its PutItem or DeleteItem
+    capacity = ctx.ledger.consumed(body.get("ReturnConsumedCapacity"))
+    if capacity is not None:
+        out["ConsumedCapacity"] = capacity
     if body.get("ReturnItemCollectionMetrics") == "SIZE":
         out["ItemCollectionMetrics"] = metrics
     return out

@@ -4,11 +4,12 @@ from __future__ import annotations
 import uuid
 
 from okura import errors, shapes
+from okura.core import resolve
 from okura.core.catalog import CREATING
 from okura.core.streams.state import follow_table
-from okura.operations import index_rules, table_rules, table_settings
-from okura.operations.table_description import describe
-from okura.operations.table_rules import PAY_PER_REQUEST, PROVISIONED
+from okura.operations.shared import index_rules, table_rules, table_settings
+from okura.operations.shared.table_description import describe
+from okura.operations.shared.table_rules import PAY_PER_REQUEST, PROVISIONED
 
 
 def _require_schema(body: dict) -> None:
@@ -42,7 +43,7 @@ def _billing(body: dict) -> tuple[str, dict | None]:
     return PROVISIONED, throughput
 
 
-def table_document(request, body: dict) -> dict:
+def table_document(ctx, body: dict) -> dict:
     """The catalog document of the table `body` defines, after every rule."""
     schema = body["KeySchema"]
     table_rules.check_key_schema(schema)
@@ -52,11 +53,11 @@ def table_document(request, body: dict) -> dict:
     table_rules.check_definitions(types, table_keys, indexes.key_names())
     mode, throughput = _billing(body)
     indexes.check_throughput(mode, body.get("BillingMode") is not None)
-    db = request.app.db
+    db = ctx.db
     now = round(db.clock.now(), 3)
     doc = {
         "AttributeDefinitions": body["AttributeDefinitions"],
-        "TableName": table_rules.table_name(body["TableName"]),
+        "TableName": resolve.table_name(body["TableName"]),
         "KeySchema": schema,
         "TableStatus": CREATING,
         "CreationDateTime": now,
@@ -76,7 +77,7 @@ def table_document(request, body: dict) -> dict:
     if stream is not None:
         table_settings.check_stream(stream, creating=True)
         doc.update(table_settings.stream(stream, now))
-    doc.update(table_settings.sse(body.get("SSESpecification"), request.region, db.account))
+    doc.update(table_settings.sse(body.get("SSESpecification"), ctx.region, db.account))
     if "TableClass" in body:
         doc["TableClassSummary"] = {"TableClass": body["TableClass"]}
     doc["DeletionProtectionEnabled"] = bool(body.get("DeletionProtectionEnabled", False))
@@ -87,15 +88,15 @@ def table_document(request, body: dict) -> dict:
     return doc
 
 
-async def handle(request, body: dict) -> dict:
+async def handle(ctx, body: dict) -> dict:
     shapes.check("CreateTable", body)
     _require_schema(body)
-    doc = table_document(request, body)
-    db = request.app.db
-    table = await db.catalog.create(request.region, doc)
+    doc = table_document(ctx, body)
+    db = ctx.db
+    table = await db.catalog.create(ctx.region, doc)
     if table is None:
         raise errors.resource_in_use(f"Table already exists: {doc['TableName']}")
-    await follow_table(db, request.region, table.name)
+    await follow_table(db, ctx.region, table.name)
     # The reply shows the table as DynamoDB answers it: still being created.
     description = await describe(db, table, counts=False, status=CREATING)
     for index in description.get("GlobalSecondaryIndexes", ()):

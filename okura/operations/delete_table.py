@@ -4,14 +4,15 @@ from __future__ import annotations
 from okura import errors, shapes
 from okura.core.catalog import ACTIVE, DELETING
 from okura.core.streams.state import follow_table
-from okura.operations.table_description import describe
-from okura.operations.table_rules import existing_table, in_use
+from okura.operations.shared.table_description import describe
+from okura.core import resolve
+from okura.operations.shared.table_rules import in_use
 
 
-async def handle(request, body: dict) -> dict:
+async def handle(ctx, body: dict) -> dict:
     shapes.check("DeleteTable", body)
-    db = request.app.db
-    table = await existing_table(request, body["TableName"])
+    db = ctx.db
+    table = await resolve.existing(ctx, body["TableName"])
     now = db.clock.now()
     status = table.status(now)
     if status not in (ACTIVE, DELETING):
@@ -23,5 +24,5 @@ async def handle(request, body: dict) -> dict:
     if status == ACTIVE:
         doc = dict(table.doc, TableStatus=DELETING, StatusUntil=db.status_until(now))
         await db.catalog.delete(table, doc)
-        await follow_table(db, request.region, table.name)
+        await follow_table(db, ctx.region, table.name)
     return {"TableDescription": description}

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from okura import shapes
-from okura.operations.table_rules import ACCOUNT_MAX_CAPACITY, TABLE_MAX_CAPACITY
+from okura.operations.shared.table_rules import ACCOUNT_MAX_CAPACITY, TABLE_MAX_CAPACITY
 
 _LIMITS = {
     "AccountMaxReadCapacityUnits": ACCOUNT_MAX_CAPACITY,
@@ -12,6 +12,6 @@ _LIMITS = {
 }
 
 
-async def handle(request, body: dict) -> dict:
+async def handle(ctx, body: dict) -> dict:
     shapes.check("DescribeLimits", body)
     return dict(_LIMITS)

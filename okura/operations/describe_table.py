@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 from okura import shapes
-from okura.operations.table_description import describe
-from okura.operations.table_rules import existing_table
+from okura.operations.shared.table_description import describe
+from okura.core import resolve
 
 
-async def handle(request, body: dict) -> dict:
+async def handle(ctx, body: dict) -> dict:
     shapes.check("DescribeTable", body)
-    table = await existing_table(request, body["TableName"])
-    return {"Table": await describe(request.app.db, table)}
+    table = await resolve.existing(ctx, body["TableName"])
+    return {"Table": await describe(ctx.db, table)}

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from okura import shapes
-from okura.operations.table_rules import existing_table
+from okura.core import resolve
 
 
 def ttl_description(doc: dict) -> dict:
@@ -12,7 +12,7 @@ def ttl_description(doc: dict) -> dict:
     return {"TimeToLiveStatus": "ENABLED", "AttributeName": setting["AttributeName"]}
 
 
-async def handle(request, body: dict) -> dict:
+async def handle(ctx, body: dict) -> dict:
     shapes.check("DescribeTimeToLive", body)
-    table = await existing_table(request, body["TableName"])
+    table = await resolve.existing(ctx, body["TableName"])
     return {"TimeToLiveDescription": ttl_description(table.doc)}

@@ -2,15 +2,13 @@
 (each naming a whole key) or all writes (INSERT, UPDATE, DELETE, EXISTS)."""
 from __future__ import annotations
 
-import orjson
-
 from okura import errors, partiql, shapes
 from okura.core import transactions
-from okura.operations import partiql_statements, transact_write_items, write_actions
-from okura.operations.transact_capacity import READ, Tally, read_units
+from okura.operations import transact_write_items
+from okura.operations.shared import partiql_statements, write_actions
 
 
-async def handle(request, body: dict):
+async def handle(ctx, body: dict):
     shapes.check("ExecuteTransaction", body)
     entries = body["TransactStatements"]
     statements = [partiql_statements.prepare(entry) for entry in entries]
@@ -19,30 +17,28 @@ async def handle(request, body: dict):
         raise errors.validation(
             "Transaction must contain either all reads or all writes")  # unverified
     if all(reads):
-        return await _read(request, body, statements)
+        return await _read(ctx, body, statements)
     if any(getattr(stmt, "returning", None) for stmt in statements):
         # a transaction's writes return nothing (developer guide, "Performing
         # transactions with PartiQL")
         raise partiql.messages.malformed(
             "RETURNING is not allowed in a transaction")  # unverified
     # each statement's own ReturnValuesOnConditionCheckFailure decides its reason's Item
-    actions = [await partiql_statements.write_change(request, stmt, entry)
+    actions = [await partiql_statements.write_change(ctx, stmt, entry)
                for stmt, entry in zip(statements, entries)]
     write_actions.check_unique(actions)
-    return await transact_write_items.run(request, body, "ExecuteTransaction", entries, actions)
+    return await transact_write_items.run(ctx, body, "ExecuteTransaction", entries, actions)
 
 
-async def _read(request, body: dict, statements: list) -> dict:
-    targets = [await partiql_statements.key_target(request, stmt) for stmt in statements]
-    docs = await transactions.read(request.app.db, targets)
-    responses, tally = [], Tally()
-    for stmt, (table, _), doc in zip(statements, targets, docs):
-        item = None if doc is None else orjson.loads(doc)
-        tally.add(table.name, read_units(item))
-        found = partiql_statements.selected(stmt, item)
+async def _read(ctx, body: dict, statements: list) -> dict:
+    targets = [await partiql_statements.key_target(ctx, stmt) for stmt in statements]
+    docs = await transactions.read(ctx, targets)
+    responses = []
+    for stmt, doc in zip(statements, docs):
+        found = partiql_statements.selected(ctx, stmt, doc)
         responses.append({} if found is None else {"Item": found})
-    out = {"Responses": responses}
-    capacity = tally.reply(body, READ)
+    out: dict = {"Responses": responses}
+    capacity = ctx.ledger.consumed(body.get("ReturnConsumedCapacity"), named=True)
     if capacity is not None:
         out["ConsumedCapacity"] = capacity
     return out

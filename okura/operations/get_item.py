@@ -5,22 +5,22 @@ import orjson
 
 from okura import expressions, shapes
 from okura.expressions import legacy
-from okura.core import items
-from okura.operations.single_item import (active_table, capacity_reply, check_key, plain_table,
-                                          resolver)
-from okura.values import plain, sizes, validation
+from okura.core import items, resolve
+from okura.operations.shared.single_item import check_key, plain_table, resolver
+from okura.values import plain, validation
 
 _EMPTY = b"{}"
 _PLAIN = frozenset(("TableName", "Key", "ConsistentRead"))
 
 
-async def handle(request, body: dict):
-    table, pending = plain_table(request, body, _PLAIN), []
+async def handle(ctx, body: dict):
+    table, pending = plain_table(ctx, body, _PLAIN), []
+    consistent = body.get("ConsistentRead", False)
     if (table is not None and plain.key(body.get("Key"), table.schema, pending)
-            and type(body.get("ConsistentRead", False)) is bool):
+            and type(consistent) is bool):
         plain.apply(pending)
         # The commonest form, known valid: straight to storage.
-        return _whole(await items.get_raw(request.app.db, table, body["Key"]))
+        return _whole(await items.get(ctx, table, body["Key"], consistent))
     shapes.check("GetItem", body)
     key = body["Key"]
     validation.check_item(key)
@@ -31,20 +31,18 @@ async def handle(request, body: dict):
     projection = (expressions.projection(text, names) if text is not None
                   else None if attributes is None else legacy.projection(attributes))
     names.finish()
-    table = await active_table(request, body["TableName"])
+    table = await resolve.serving(ctx, body["TableName"])
     check_key(table, key)
-    raw = await items.get_raw(request.app.db, table, key)
-    mode = body.get("ReturnConsumedCapacity")
-    if projection is None and mode not in ("TOTAL", "INDEXES"):
+    raw = await items.get(ctx, table, key, bool(body.get("ConsistentRead")))
+    capacity = ctx.ledger.consumed_one(body.get("ReturnConsumedCapacity"))
+    if projection is None and capacity is None:
         return _whole(raw)
-    item = None if raw is None else orjson.loads(raw)
     out = {}
-    if item is not None:
+    if raw is not None:
+        item = orjson.loads(raw)
         out["Item"] = item if projection is None else expressions.project(projection, item)
-    if mode in ("TOTAL", "INDEXES"):
-        size = 0 if item is None else sizes.item_size(item)
-        out["ConsumedCapacity"] = capacity_reply(
-            table, mode, sizes.read_units(size, consistent=bool(body.get("ConsistentRead"))))
+    if capacity is not None:
+        out["ConsumedCapacity"] = capacity
     return out
 
 

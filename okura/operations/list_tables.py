@@ -8,9 +8,9 @@ from okura import shapes
 DEFAULT_LIMIT = 100
 
 
-async def handle(request, body: dict) -> dict:
+async def handle(ctx, body: dict) -> dict:
     shapes.check("ListTables", body)
-    names = await request.app.db.catalog.names(request.region)
+    names = await ctx.db.catalog.names(ctx.region)
     start = body.get("ExclusiveStartTableName")
     first = 0 if start is None else bisect_right(names, start)
     limit = body.get("Limit") or DEFAULT_LIMIT

@@ -2,18 +2,17 @@
 from __future__ import annotations
 
 from okura import shapes
-from okura.core import items
-from okura.operations import write_actions
-from okura.operations.single_item import (active_table, item_collection_metrics, old_or_none,
-                                          plain_table, reply, write_capacity, write_expressions)
+from okura.core import items, resolve
+from okura.operations.shared import write_actions
+from okura.operations.shared.single_item import (item_collection_metrics, old_or_none, plain_table, reply, write_expressions)
 from okura.values import key_rules, plain, validation
 from okura.values.sizes import MAX_ITEM_SIZE
 
 _PLAIN = frozenset(("TableName", "Item"))
 
 
-async def handle(request, body: dict):
-    table = plain_table(request, body, _PLAIN)
+async def handle(ctx, body: dict):
+    table = plain_table(ctx, body, _PLAIN)
     if table is not None:
         # The commonest form: a flat item, checked and sized in one walk.
         item, pending = body.get("Item"), []
@@ -21,17 +20,17 @@ async def handle(request, body: dict):
         if (size is not None and size <= MAX_ITEM_SIZE
                 and plain.item_keys(item, table.schema, pending)):
             plain.apply(pending)
-            await items.write(request.app.db, write_actions.put(table, item, None, body, size))
+            await items.write(ctx, write_actions.put(table, item, None, body, size))
             return b"{}"
     shapes.check("PutItem", body)
     item = body["Item"]
     validation.check_item(item)
     return_values = old_or_none(body)
     condition, _ = write_expressions(body, "PutItem")
-    table = await active_table(request, body["TableName"])
+    table = await resolve.serving(ctx, body["TableName"])
     key_rules.check_item_keys(item, table.schema)
-    written = await items.write(request.app.db, write_actions.put(table, item, condition, body))
+    written = await items.write(ctx, write_actions.put(table, item, condition, body))
     return reply(written.old if return_values == "ALL_OLD" else None,
-                 ConsumedCapacity=write_capacity(table, body, written.old, item),
+                 ConsumedCapacity=ctx.ledger.consumed_one(body.get("ReturnConsumedCapacity")),
                  ItemCollectionMetrics=item_collection_metrics(
                      table, body, item, written.collection_size))

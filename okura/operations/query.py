@@ -3,16 +3,15 @@ from __future__ import annotations
 
 from okura import errors, expressions, shapes
 from okura.expressions import legacy
-from okura.core import reads
-from okura.operations import key_condition
-from okura.operations.paged_reads import Reading, compile_expressions, requested_select
-from okura.operations.single_item import active_table, resolver
-from okura.operations.table_rules import table_name
+from okura.core import reads, resolve
+from okura.operations.shared import key_condition
+from okura.operations.shared.paged_reads import Reading, compile_expressions, requested_select
+from okura.operations.shared.single_item import resolver
 
 _EXPRESSIONS = ("KeyConditionExpression", "FilterExpression", "ProjectionExpression")
 
 
-async def handle(request, body: dict):
+async def handle(ctx, body: dict):
     shapes.check("Query", body)
     legacy.check_mixing(body, "Query")
     select = requested_select(body, "Query")
@@ -27,7 +26,7 @@ async def handle(request, body: dict):
                  else expressions.key_condition(text, names))
     filter_, projection = compile_expressions(body, names, "QueryFilter")
     names.finish()
-    table = await active_table(request, table_name(body["TableName"]))
+    table = await resolve.serving(ctx, body["TableName"])
     reading = Reading(table, body, select, filter_, projection)
     source = reading.source
     plan = key_condition.plan(condition, source.hash_keys, source.range_keys,
@@ -37,21 +36,16 @@ async def handle(request, body: dict):
                       "Filter Expression" if body.get("QueryFilter") is None else "QueryFilter")
     hk = source.partition(plan.hash_values)
     lo, hi = reads.sort_range(source.range_keys, plan.equal, plan.op, plan.operands)
-    forward = body.get("ScanIndexForward", True)
     start = reading.start(body, query=True)
     if start is not None:
-        lo, hi = _resume(start, hk, lo, hi, forward)
-    async with request.app.db.engine.reader() as unit:
-        if lo is not None and hi is not None and lo >= hi:
-            page = reads.Page([], 0, False)
-        else:
-            page = await reads.query(unit, source, hk, lo, hi, forward, reading.limit)
-        return await reading.reply(unit, page)
+        _check_start(start, hk, lo, hi)
+    return await reading.page(ctx, reads.Walk([hk], lo, hi, body.get("ScanIndexForward", True)),
+                              start)
 
 
-def _resume(start: tuple[bytes, bytes], hk: bytes, lo: bytes | None, hi: bytes | None,
-            forward: bool) -> tuple[bytes | None, bytes | None]:
-    """The rest of [lo, hi) after (or, reading backwards, before) the start key."""
+def _check_start(start: tuple[bytes, bytes], hk: bytes, lo: bytes | None,
+                 hi: bytes | None) -> None:
+    """An ExclusiveStartKey must lie within what the key condition reads."""
     start_hk, start_rk = start
     # both messages as users' reports quote them
     if start_hk != hk:
@@ -59,9 +53,6 @@ def _resume(start: tuple[bytes, bytes], hk: bytes, lo: bytes | None, hi: bytes |
             "The provided starting key is outside query boundaries based on provided condition(s)")
     if (lo is not None and start_rk < lo) or (hi is not None and start_rk >= hi):
         raise errors.validation("The provided starting key does not match the range key predicate")
-    if forward:
-        return start_rk + b"\x00", hi
-    return lo, start_rk
 
 
 def _check_filter(node, key_schema: list[tuple[str, str]], param: str) -> None:

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 from okura import errors, shapes
 from okura.expressions import legacy
-from okura.core import reads
-from okura.operations.paged_reads import Reading, compile_expressions, requested_select
-from okura.operations.single_item import active_table, resolver
-from okura.operations.table_rules import table_name
+from okura.core import reads, resolve
+from okura.operations.shared.paged_reads import Reading, compile_expressions, requested_select
+from okura.operations.shared.single_item import resolver
 from okura.storage import keys
 
 _EXPRESSIONS = ("FilterExpression", "ProjectionExpression")
 
 
-async def handle(request, body: dict):
+async def handle(ctx, body: dict):
     shapes.check("Scan", body)
     bounds = _segment(body)
     legacy.check_mixing(body, "Scan")
@@ -21,7 +20,7 @@ async def handle(request, body: dict):
     names = resolver(body, _EXPRESSIONS)
     filter_, projection = compile_expressions(body, names, "ScanFilter")
     names.finish()
-    table = await active_table(request, table_name(body["TableName"]))
+    table = await resolve.serving(ctx, body["TableName"])
     reading = Reading(table, body, select, filter_, projection)
     hk_lo, hk_hi = bounds
     after = reading.start(body)
@@ -31,9 +30,7 @@ async def handle(request, body: dict):
             "The provided starting key is invalid: Invalid ExclusiveStartKey. Please use "
             f"ExclusiveStartKey with correct Segment. TotalSegments: {body['TotalSegments']} "
             f"Segment: {body['Segment']}")
-    async with request.app.db.engine.reader() as unit:
-        page = await reads.scan(unit, reading.source, after, hk_lo, hk_hi, reading.limit)
-        return await reading.reply(unit, page)
+    return await reading.page(ctx, reads.Walk(None, hk_lo=hk_lo, hk_hi=hk_hi), after)
 
 
 def _segment(body: dict) -> tuple[bytes | None, bytes | None]:

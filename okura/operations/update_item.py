@@ -3,20 +3,17 @@ under a condition."""
 from __future__ import annotations
 
 from okura import shapes
-from okura.core import items
-from okura.operations import write_actions
-from okura.operations.single_item import (active_table, check_key, check_key_untouched,
-                                          item_collection_metrics, plain_expression_members,
-                                          plain_table, reply, returned_values, write_capacity,
-                                          write_expressions)
+from okura.core import items, resolve
+from okura.operations.shared import write_actions
+from okura.operations.shared.single_item import (check_key, check_key_untouched, item_collection_metrics, plain_expression_members, plain_table, reply, returned_values, write_expressions)
 from okura.values import plain, validation
 
 _PLAIN = frozenset(("TableName", "Key", "UpdateExpression", "ConditionExpression",
                     "ExpressionAttributeNames", "ExpressionAttributeValues", "ReturnValues"))
 
 
-async def handle(request, body: dict):
-    table, pending = plain_table(request, body, _PLAIN), []
+async def handle(ctx, body: dict):
+    table, pending = plain_table(ctx, body, _PLAIN), []
     if table is not None and (plain.key(body.get("Key"), table.schema, pending)
                               and plain_expression_members(body, pending)):
         plain.apply(pending)
@@ -27,15 +24,15 @@ async def handle(request, body: dict):
     key = body["Key"]
     condition, update = write_expressions(body, "UpdateItem", plain=table is not None)
     if table is None:
-        table = await active_table(request, body["TableName"])
+        table = await resolve.serving(ctx, body["TableName"])
         check_key(table, key)
     if update is not None:
         check_key_untouched(table, update)
     changed = []
     change = write_actions.update(table, key, update, condition, body, changed=changed)
-    written = await items.write(request.app.db, change)
+    written = await items.write(ctx, change)
     old, new = written.old, written.new
     return reply(returned_values(body.get("ReturnValues"), old, new, changed),
-                 ConsumedCapacity=write_capacity(table, body, old, new),
+                 ConsumedCapacity=ctx.ledger.consumed_one(body.get("ReturnConsumedCapacity")),
                  ItemCollectionMetrics=item_collection_metrics(
                      table, body, key, written.collection_size))

@@ -3,11 +3,12 @@ class, deletion protection and global secondary indexes of an existing table."""
 from __future__ import annotations
 
 from okura import errors, shapes
+from okura.core import resolve
 from okura.core.catalog import ACTIVE, UPDATING, Table
 from okura.core.streams.state import follow_table
-from okura.operations import index_updates, table_rules, table_settings
-from okura.operations.table_description import describe
-from okura.operations.table_rules import PAY_PER_REQUEST, PROVISIONED
+from okura.operations.shared import index_updates, table_rules, table_settings
+from okura.operations.shared.table_description import describe
+from okura.operations.shared.table_rules import PAY_PER_REQUEST, PROVISIONED
 
 _CHANGES = ("ProvisionedThroughput", "BillingMode", "StreamSpecification",
             "GlobalSecondaryIndexUpdates", "SSESpecification", "ReplicaUpdates", "TableClass",
@@ -129,20 +130,20 @@ def updated_document(table: Table, body: dict, region: str, account: str, now: f
     return doc
 
 
-async def handle(request, body: dict) -> dict:
+async def handle(ctx, body: dict) -> dict:
     shapes.check("UpdateTable", body)
     if not any(body.get(member) is not None for member in _CHANGES):
         raise errors.validation(
             "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, "
             "GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required")  # unverified
-    db = request.app.db
-    table = await table_rules.existing_table(request, body["TableName"])
+    db = ctx.db
+    table = await resolve.existing(ctx, body["TableName"])
     now = db.clock.now()
     status = table.status(now)
     if status != ACTIVE:
         raise table_rules.in_use(table, status)
     now = round(now, 3)
-    doc = updated_document(table, body, request.region, db.account, now)
+    doc = updated_document(table, body, ctx.region, db.account, now)
     if body.get("GlobalSecondaryIndexUpdates"):
         await index_updates.apply(db, table, doc, body, now)
     # Only changes DynamoDB applies in the background pass through UPDATING.
@@ -152,7 +153,7 @@ async def handle(request, body: dict) -> dict:
         doc["StatusUntil"] = db.status_until(now)
     table = await db.catalog.save(table, doc)
     if "StreamSpecification" in body:
-        await follow_table(db, request.region, table.name)
+        await follow_table(db, ctx.region, table.name)
     # as DynamoDB answers, whatever the delay
     description = await describe(db, table, status=UPDATING if background else None)
     return {"TableDescription": description}

@@ -6,16 +6,17 @@ from __future__ import annotations
 from okura import errors, shapes
 from okura.core.catalog import ACTIVE
 from okura.core.ttl import registry
-from okura.operations.table_rules import existing_table, in_use
+from okura.core import resolve
+from okura.operations.shared.table_rules import in_use
 
 CHANGE_INTERVAL = 3600  # seconds after a change of TTL before the next is accepted
 
 
-async def handle(request, body: dict) -> dict:
+async def handle(ctx, body: dict) -> dict:
     shapes.check("UpdateTimeToLive", body)
     spec = body["TimeToLiveSpecification"]
-    db = request.app.db
-    table = await existing_table(request, body["TableName"])
+    db = ctx.db
+    table = await resolve.existing(ctx, body["TableName"])
     status = table.status(db.clock.now())
     if status != ACTIVE:
         raise in_use(table, status)

@@ -5,6 +5,7 @@ import asyncio
 import gc
 import logging
 import signal
+from time import perf_counter
 from urllib.parse import urlsplit, urlunsplit
 
 import orjson
@@ -16,7 +17,7 @@ from okura.core.clock import Clock
 from okura.core.database import Database
 from okura.core.ttl.sweeper import Sweeper
 from okura.server import auth
-from okura.server.http import HttpProtocol, Outbox, decode_body, request_ids
+from okura.server.http import HttpProtocol, Outbox, Request, decode_body, request_ids
 from okura.server.router import ROUTES
 from okura.shapes.nodes import mismatch
 
@@ -34,15 +35,20 @@ class App:
         self.connections: set[HttpProtocol] = set()
         self.outbox = Outbox()
 
-    async def dispatch(self, request, raw: bytes) -> tuple[int, bytes]:
-        """Run one DynamoDB request; every failure becomes DynamoDB's error reply."""
+    async def dispatch(self, request: Request, raw: bytes) -> tuple[int, bytes]:
+        """Run one DynamoDB request; every failure becomes DynamoDB's error reply. Its
+        outcome and what it spent go to the metrics."""
+        started = perf_counter()
         headers = request.headers
+        target = headers.get("x-amz-target")
+        error: errors.DynamoError | None = None
         try:
-            handler = ROUTES.get(headers.get("x-amz-target"))
-            if handler is None:
+            route = ROUTES.get(target)
+            if route is None:
                 raise errors.unknown_operation()
-            request.region = auth.region_of(headers.get("authorization"),
-                                            "x-amz-date" in headers or "date" in headers)
+            request.operation, handler = route
+            request.region, request.access_key = auth.scope_of(
+                headers.get("authorization"), "x-amz-date" in headers or "date" in headers)
             if "content-encoding" in headers:
                 raw = decode_body(headers, raw)
             try:
@@ -57,27 +63,38 @@ class App:
             except CatalogChanged as changed:
                 result = await self._rerun(handler, request, body, changed)
             return 200, result if type(result) is bytes else orjson.dumps(result)
-        except errors.DynamoError as error:
+        except errors.DynamoError as refused:
+            error = refused
             return error.status, error.body()
         except Exception:
-            log.exception("internal error in %s (request %s)",
-                          headers.get("x-amz-target"), request.request_id.decode())
+            log.exception("internal error in %s (request %s)", target,
+                          request.request_id.decode())
             error = errors.internal_server_error()
             return error.status, error.body()
+        finally:
+            self.db.metrics.request(request, perf_counter() - started, error)
 
-    async def _rerun(self, handler, request, body: dict, changed: CatalogChanged):
+    async def _rerun(self, handler, request: Request, body: dict, changed: CatalogChanged):
         """Another node changed the table while this request planned its write; nothing
         was written: forget the stale document (this node may not have heard of the
         change yet, and would plan with it again) and run the request on a fresh one, a
         few times at most."""
         for attempt in range(1, CATALOG_RERUNS):
             self.db.catalog.invalidate(changed.table.id)
+            request.restart()
             try:
                 return await handler(request, body)
             except CatalogChanged as again:
                 if attempt == CATALOG_RERUNS - 1:
                     raise
                 changed = again
+
+
+async def _roll_metrics(db: Database) -> None:
+    """End each metrics period on time, whether or not requests arrive."""
+    while True:
+        await asyncio.sleep(1.0)
+        db.metrics.roll()
 
 
 def make_engine(settings: Settings):
@@ -104,7 +121,7 @@ def storage_of(settings: Settings) -> str:
 
 async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     db = Database(make_engine(settings), settings.account_id, settings.status_delay,
-                  Clock(settings.clock_offset))
+                  Clock(settings.clock_offset), settings.stream_retention)
     await db.open()
     if db.engine.shared:
         await db.clock.share(db.engine)
@@ -122,8 +139,8 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     log.info("okura listening on %s:%d (%s)", settings.host, settings.port, storage_of(settings))
     if ready is not None:
         ready.set()
-    background = [asyncio.ensure_future(
-        Sweeper(db, settings.ttl_interval, settings.stream_retention).run())]
+    background = [asyncio.ensure_future(Sweeper(db, settings.ttl_interval).run()),
+                  asyncio.ensure_future(_roll_metrics(db))]
     if db.engine.shared:
         background.append(asyncio.ensure_future(db.clock.follow()))
     await stop.wait()

@@ -11,28 +11,30 @@ _REQUIRED = ("Credential", "Signature", "SignedHeaders")
 
 _FAST_PREFIX = "AWS4-HMAC-SHA256 Credential="
 SERVICE = "dynamodb"  # the signing name of DynamoDB and of DynamoDB Streams alike
-# Region of each credential scope seen in the form every SDK sends (bounded).
-_SCOPES: dict[str, str] = {}
+# (region, access key id) of each credential scope seen in the form every SDK sends
+# (bounded).
+_SCOPES: dict[str, tuple[str, str]] = {}
 _MAX_SCOPES = 1024
 
 
-def region_of(authorization: str | None, has_date: bool) -> str:
-    """The region a request is signed for; raises DynamoDB's authentication errors."""
+def scope_of(authorization: str | None, has_date: bool) -> tuple[str, str]:
+    """(region, access key id) a request is signed with; raises DynamoDB's
+    authentication errors."""
     if not authorization:
         raise errors.missing_authentication_token()
     if (has_date and ", SignedHeaders=" in authorization and ", Signature=" in authorization
             and authorization.startswith(_FAST_PREFIX)):
         # What every SDK sends: read the scope without the general parse below.
         credential = authorization[len(_FAST_PREFIX):authorization.find(",")]
-        region = _SCOPES.get(credential)
-        if region is not None:
-            return region
+        known = _SCOPES.get(credential)
+        if known is not None:
+            return known
         scope = credential.split("/")
         if len(scope) == 5 and scope[2] and scope[3] == SERVICE and " " not in credential:
             if len(_SCOPES) >= _MAX_SCOPES:
                 _SCOPES.clear()
-            _SCOPES[credential] = scope[2]
-            return scope[2]
+            known = _SCOPES[credential] = (scope[2], scope[0])
+            return known
     _algorithm, _, rest = authorization.partition(" ")
     params = {}
     for part in _SEPARATORS.split(rest):
@@ -63,4 +65,4 @@ def region_of(authorization: str | None, has_date: bool) -> str:
     if not scope[2]:
         raise errors.incomplete_signature(
             f"Credential should be scoped to a valid region. Authorization={authorization}")  # unverified
-    return scope[2]
+    return scope[2], scope[0]

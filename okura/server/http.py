@@ -21,7 +21,10 @@ from random import SystemRandom
 import httptools
 
 from okura import errors
-from okura.server import admin
+from okura.core.capacity import Ledger
+from okura.core.context import Context
+from okura.core.database import Database
+from okura.server import admin, prometheus
 
 log = logging.getLogger("okura.server")
 
@@ -95,17 +98,31 @@ class _Clock:
 _http_date = _Clock()
 
 
-class Request:
-    """What a handler knows of the request besides its body."""
+class Request(Context):
+    """A DynamoDB request that came over HTTP: its context, and what only the HTTP side
+    knows (the handler sees it as a Context)."""
 
-    __slots__ = ("headers", "region", "request_id", "app", "local_address")
+    __slots__ = ("headers", "request_id", "local_address")
 
-    def __init__(self, headers: dict, request_id: bytes, app, local_address):
+    def __init__(self, db: Database, headers: dict, request_id: bytes, local_address):
+        # Context's fields, set here rather than through its __init__: one call less
+        # on every request.
+        self.db = db
+        self.operation = self.region = self.access_key = ""
+        self.ledger = Ledger()
+        self.table = None
+        self.returned = 0
         self.headers = headers
         self.request_id = request_id
-        self.app = app
         self.local_address = local_address
-        self.region = ""
+
+    def address(self) -> str:
+        """host:port the client reached us at: its Host header, else our socket's address."""
+        host = self.headers.get("host")
+        if host:
+            return host
+        ip, port = self.local_address[:2]
+        return f"[{ip}]:{port}" if ":" in ip else f"{ip}:{port}"
 
 
 @types.coroutine
@@ -246,9 +263,12 @@ class HttpProtocol(asyncio.Protocol):
                                                                      keep_alive))
             return
         if method != b"POST":
-            self._other_method(method, headers, keep_alive)
+            if url.partition(b"?")[0] == prometheus.PATH and method in (b"GET", b"HEAD"):
+                self._metrics(method, headers, keep_alive)
+            else:
+                self._other_method(method, headers, keep_alive)
             return
-        request = Request(headers, next(self.app.request_ids), self.app, self.local_address)
+        request = Request(self.app.db, headers, next(self.app.request_ids), self.local_address)
         coro = self.app.dispatch(request, body)
         try:
             awaited = coro.send(None)
@@ -279,6 +299,14 @@ class HttpProtocol(asyncio.Protocol):
         self._emit(lambda closing, error: _reply_bytes(
             200, b"healthy: " + host.encode("latin-1") + b" ", closing, b"text/plain",
             request_id, _cors(headers), method != b"HEAD"), keep_alive)
+
+    def _metrics(self, method: bytes, headers: dict, keep_alive: bool) -> None:
+        """GET /metrics: this node's DynamoDB metrics for Prometheus."""
+        request_id = next(self.app.request_ids)
+        page = prometheus.page(self.app.db)
+        self._emit(lambda closing, error: _reply_bytes(
+            200, page, closing, prometheus.CONTENT_TYPE, request_id, _cors(headers),
+            method != b"HEAD"), keep_alive)
 
     def _admin_finished(self, task, method, headers, keep_alive):
         self.busy = False

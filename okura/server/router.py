@@ -1,48 +1,55 @@
-"""The one table from X-Amz-Target to the operation that serves it."""
+"""The one table from X-Amz-Target to the operation that serves it: (its name, as
+metrics know it, and its handler)."""
 from __future__ import annotations
 
-from okura.operations import (create_table, delete_item, delete_table, describe_endpoints,
-                              describe_limits, describe_table, describe_ttl, get_item,
-                              list_tables, put_item, query, scan, tags, update_item, update_table,
-                              update_ttl)
 from okura.operations import (batch_execute_statement, batch_get_item, batch_write_item,
-                              execute_statement, execute_transaction,
-                              transact_get_items, transact_write_items)
+                              create_table, delete_item, delete_table, describe_endpoints,
+                              describe_limits, describe_table, describe_ttl, execute_statement,
+                              execute_transaction, get_item, list_tables, put_item, query, scan,
+                              tags, transact_get_items, transact_write_items, update_item,
+                              update_table, update_ttl)
 from okura.operations.streams import (describe_stream, get_records, get_shard_iterator,
                                       list_streams)
 
 _DYNAMODB = "DynamoDB_20120810."
 _STREAMS = "DynamoDBStreams_20120810."
 
+_DYNAMODB_OPERATIONS = {
+    "CreateTable": create_table.handle,
+    "DescribeTable": describe_table.handle,
+    "ListTables": list_tables.handle,
+    "UpdateTable": update_table.handle,
+    "DeleteTable": delete_table.handle,
+    "TagResource": tags.tag_resource,
+    "UntagResource": tags.untag_resource,
+    "ListTagsOfResource": tags.list_tags_of_resource,
+    "DescribeLimits": describe_limits.handle,
+    "DescribeEndpoints": describe_endpoints.handle,
+    "UpdateTimeToLive": update_ttl.handle,
+    "DescribeTimeToLive": describe_ttl.handle,
+    "PutItem": put_item.handle,
+    "GetItem": get_item.handle,
+    "UpdateItem": update_item.handle,
+    "DeleteItem": delete_item.handle,
+    "Query": query.handle,
+    "Scan": scan.handle,
+    "BatchGetItem": batch_get_item.handle,
+    "BatchWriteItem": batch_write_item.handle,
+    "TransactWriteItems": transact_write_items.handle,
+    "TransactGetItems": transact_get_items.handle,
+    "ExecuteStatement": execute_statement.handle,
+    "BatchExecuteStatement": batch_execute_statement.handle,
+    "ExecuteTransaction": execute_transaction.handle,
+}
+# DynamoDB Streams, on the same endpoint
+_STREAMS_OPERATIONS = {
+    "ListStreams": list_streams.handle,
+    "DescribeStream": describe_stream.handle,
+    "GetShardIterator": get_shard_iterator.handle,
+    "GetRecords": get_records.handle,
+}
+
 ROUTES = {
-    _DYNAMODB + "CreateTable": create_table.handle,
-    _DYNAMODB + "DescribeTable": describe_table.handle,
-    _DYNAMODB + "ListTables": list_tables.handle,
-    _DYNAMODB + "UpdateTable": update_table.handle,
-    _DYNAMODB + "DeleteTable": delete_table.handle,
-    _DYNAMODB + "TagResource": tags.tag_resource,
-    _DYNAMODB + "UntagResource": tags.untag_resource,
-    _DYNAMODB + "ListTagsOfResource": tags.list_tags_of_resource,
-    _DYNAMODB + "DescribeLimits": describe_limits.handle,
-    _DYNAMODB + "DescribeEndpoints": describe_endpoints.handle,
-    _DYNAMODB + "UpdateTimeToLive": update_ttl.handle,
-    _DYNAMODB + "DescribeTimeToLive": describe_ttl.handle,
-    _DYNAMODB + "PutItem": put_item.handle,
-    _DYNAMODB + "GetItem": get_item.handle,
-    _DYNAMODB + "UpdateItem": update_item.handle,
-    _DYNAMODB + "DeleteItem": delete_item.handle,
-    _DYNAMODB + "Query": query.handle,
-    _DYNAMODB + "Scan": scan.handle,
-    _DYNAMODB + "BatchGetItem": batch_get_item.handle,
-    _DYNAMODB + "BatchWriteItem": batch_write_item.handle,
-    _DYNAMODB + "TransactWriteItems": transact_write_items.handle,
-    _DYNAMODB + "TransactGetItems": transact_get_items.handle,
-    _DYNAMODB + "ExecuteStatement": execute_statement.handle,
-    _DYNAMODB + "BatchExecuteStatement": batch_execute_statement.handle,
-    _DYNAMODB + "ExecuteTransaction": execute_transaction.handle,
-    # DynamoDB Streams, on the same endpoint
-    _STREAMS + "ListStreams": list_streams.handle,
-    _STREAMS + "DescribeStream": describe_stream.handle,
-    _STREAMS + "GetShardIterator": get_shard_iterator.handle,
-    _STREAMS + "GetRecords": get_records.handle,
+    **{_DYNAMODB + name: (name, handler) for name, handler in _DYNAMODB_OPERATIONS.items()},
+    **{_STREAMS + name: (name, handler) for name, handler in _STREAMS_OPERATIONS.items()},
 }

@@ -28,6 +28,11 @@ class Locked(Exception):
     queue behind each other: they fail with a TransactionConflict instead."""
 
 
+def doc_of(row: tuple[int, bytes] | None) -> bytes | None:
+    """The document of a row `get` returned (None for none): for reads that need no size."""
+    return None if row is None else row[1]
+
+
 class Transaction(Protocol):
     """A unit of reads and writes that commit together or not at all.
 
@@ -37,8 +42,8 @@ class Transaction(Protocol):
     """
 
     async def get(self, tid: int, hk: bytes, rk: bytes, lock: bool = False,
-                  wait: bool = True) -> bytes | None:
-        """The stored document of one row, or None. With `wait` False (a transaction),
+                  wait: bool = True) -> tuple[int, bytes] | None:
+        """(size, document) of one row, or None. With `wait` False (a transaction),
         raise Locked rather than wait for another transaction's lock on the row (or on
         the claim of an absent row): whether this read locks the row for update (`lock`)
         or, inside a transaction, holds it shared until commit. With `lock` and `wait`
@@ -136,8 +141,9 @@ class Engine(Protocol):
         return True; return False when everything finished is already committed.
         A reply must not leave before the writes it acknowledges are committed."""
 
-    async def read_one(self, tid: int, hk: bytes, rk: bytes) -> bytes | None:
-        """One row's committed document, or None, outside any unit (GetItem's read)."""
+    async def read_one(self, tid: int, hk: bytes, rk: bytes) -> tuple[int, bytes] | None:
+        """(size, document) of one committed row, or None, outside any unit (GetItem's
+        read)."""
 
     def reader(self) -> AsyncContextManager[Transaction]:
         """A unit for reads only, where each call sees one committed state; backends may

@@ -77,6 +77,12 @@ class _Rows:
     def doc(self, key: bytes) -> bytes | None:
         return self.docs[self._bucket(key)].get(key)
 
+    def sized(self, key: bytes) -> tuple[int, bytes] | None:
+        """(size, document) of a key, None if it is not there."""
+        bucket = self._bucket(key)
+        doc = self.docs[bucket].get(key)
+        return None if doc is None else (self.sizes[bucket][key], doc)
+
     def row(self, key: bytes) -> tuple[int, bytes]:
         """(size, document) of a key that is there."""
         bucket = self._bucket(key)
@@ -174,8 +180,8 @@ class MemoryEngine:
     def reader(self) -> "_MemoryUnit":
         return self._reader
 
-    async def read_one(self, tid: int, hk: bytes, rk: bytes) -> bytes | None:
-        return self.tables.get(tid, _NONE).doc(_key(hk, rk))
+    async def read_one(self, tid: int, hk: bytes, rk: bytes) -> tuple[int, bytes] | None:
+        return self.tables.get(tid, _NONE).sized(_key(hk, rk))
 
 
 class _MemoryUnit:
@@ -211,8 +217,8 @@ class _MemoryUnit:
         return rows
 
     async def get(self, tid: int, hk: bytes, rk: bytes, lock: bool = False,
-                  wait: bool = True) -> bytes | None:
-        return self.engine.tables.get(tid, _NONE).doc(_key(hk, rk))
+                  wait: bool = True) -> tuple[int, bytes] | None:
+        return self.engine.tables.get(tid, _NONE).sized(_key(hk, rk))
 
     async def put(self, tid: int, hk: bytes, rk: bytes, size: int, doc: bytes) -> None:
         rows, key = self._rows(tid), _key(hk, rk)

@@ -53,7 +53,7 @@ def _query_sql(lower: bool, upper: bool, forward: bool) -> str:
 
 _QUERIES = {(lower, upper, forward): _query_sql(lower, upper, forward)
             for lower in (False, True) for upper in (False, True) for forward in (False, True)}
-_GET = "SELECT doc FROM items WHERE tid=? AND hk=? AND rk=?"
+_GET = "SELECT size, doc FROM items WHERE tid=? AND hk=? AND rk=?"
 # Rows written together go in one statement (a BatchWriteItem's 25 items: one statement
 # is atomic, so the unit needs no savepoint, and SQLite prepares and steps it once).
 ROWS_PER_STATEMENT = 100  # 500 parameters, within the 999 of SQLite before 3.32
@@ -270,9 +270,8 @@ class SqliteEngine:
     def reader(self) -> "_SqliteReader":
         return self._reader
 
-    async def read_one(self, tid: int, hk: bytes, rk: bytes) -> bytes | None:
-        row = self.sql.execute(_GET, (tid, hk, rk)).fetchone()
-        return None if row is None else row[0]
+    async def read_one(self, tid: int, hk: bytes, rk: bytes) -> tuple[int, bytes] | None:
+        return self.sql.execute(_GET, (tid, hk, rk)).fetchone()
 
 
 class _SqliteTransaction:
@@ -355,10 +354,9 @@ class _SqliteTransaction:
             self.held = (statement, parameters)
 
     async def get(self, tid: int, hk: bytes, rk: bytes, lock: bool = False,
-                  wait: bool = True) -> bytes | None:
+                  wait: bool = True) -> tuple[int, bytes] | None:
         # One writer at a time: no row is ever locked by another transaction here.
-        row = self._run(_GET, (tid, hk, rk)).fetchone()
-        return None if row is None else row[0]
+        return self._run(_GET, (tid, hk, rk)).fetchone()
 
     async def put(self, tid: int, hk: bytes, rk: bytes, size: int, doc: bytes) -> None:
         self._write(_PUT, (tid, hk, rk, size, doc))

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from okura import expressions
 from okura.core.reads import sort_range
 from okura.errors import DynamoError
-from okura.operations import key_condition
+from okura.operations.shared import key_condition
 from okura.storage import keys
 from okura.values.ordering import compare
 

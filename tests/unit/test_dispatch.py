@@ -21,11 +21,11 @@ def test_unexpected_exception_is_internal_server_error(monkeypatch, caplog):
     async def broken(request, body):
         raise KeyError("secret detail")
 
-    monkeypatch.setitem(app_module.ROUTES, HEADERS["x-amz-target"], broken)
+    monkeypatch.setitem(app_module.ROUTES, HEADERS["x-amz-target"], ("ListTables", broken))
 
     async def scenario():
         async with memory_app() as app:
-            return await app.dispatch(Request(dict(HEADERS), b"RID", app, None), b"{}")
+            return await app.dispatch(Request(app.db, dict(HEADERS), b"RID", None), b"{}")
 
     with caplog.at_level(logging.ERROR, logger="okura"):
         status, body = asyncio.run(scenario())
@@ -45,19 +45,19 @@ def test_a_request_planned_on_a_stale_table_runs_again_on_a_fresh_one(monkeypatc
     runs = []
 
     async def planned_on_the_cache(request, body):
-        table = request.app.db.catalog.cached("us-east-1", "t")
+        table = request.db.catalog.cached("us-east-1", "t")
         runs.append(table)
         if table is stale:
             raise CatalogChanged(table)
         return {}
 
-    monkeypatch.setitem(app_module.ROUTES, HEADERS["x-amz-target"], planned_on_the_cache)
+    monkeypatch.setitem(app_module.ROUTES, HEADERS["x-amz-target"], ("ListTables", planned_on_the_cache))
 
     async def scenario():
         nonlocal stale
         async with memory_app() as app:
             stale = await app.db.catalog.create("us-east-1", doc)
-            return await app.dispatch(Request(dict(HEADERS), b"RID", app, None), b"{}")
+            return await app.dispatch(Request(app.db, dict(HEADERS), b"RID", None), b"{}")
 
     stale = None
     status, body = asyncio.run(scenario())

@@ -20,7 +20,7 @@ SIGNED = {"x-amz-date": "20260101T000000Z",
 
 async def call(app: App, operation: str, body: dict) -> dict:
     headers = dict(SIGNED, **{"x-amz-target": f"DynamoDB_20120810.{operation}"})
-    status, reply = await app.dispatch(Request(headers, b"RID", app, None), orjson.dumps(body))
+    status, reply = await app.dispatch(Request(app.db, headers, b"RID", None), orjson.dumps(body))
     assert status == 200, reply
     return orjson.loads(reply)
 

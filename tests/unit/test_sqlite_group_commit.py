@@ -8,6 +8,7 @@ import apsw
 import pytest
 
 from okura.core.database import Database
+from okura.storage.engine import doc_of
 from okura.storage.sqlite import SqliteEngine
 
 
@@ -62,9 +63,9 @@ def test_a_failed_unit_rolls_back_alone(tmp_path, failure):
             await unit.put(1, b"after", b"", 1, b"{}")
         await asyncio.sleep(0)
         async with engine.reader() as unit:
-            assert await unit.get(1, b"kept", b"") == b"{}"
+            assert doc_of(await unit.get(1, b"kept", b"")) == b"{}"
             assert await unit.get(1, b"dropped", b"") is None
-            assert await unit.get(1, b"after", b"") == b"{}"
+            assert doc_of(await unit.get(1, b"after", b"")) == b"{}"
         await engine.close()
 
     asyncio.run(scenario())
@@ -153,7 +154,7 @@ def test_a_held_write_runs_before_the_statements_that_follow_it(tmp_path):
                 raise RuntimeError("refused")  # all three roll back together
         async with engine.transaction() as unit:
             await unit.put(1, b"held", b"", 1, b"{}")
-            assert await unit.get(1, b"held", b"") == b"{}"  # the unit reads its held write
+            assert doc_of(await unit.get(1, b"held", b"")) == b"{}"  # the unit reads its held write
         await asyncio.sleep(0)
         async with engine.reader() as unit:
             stats = await unit.table_stats(1)
@@ -178,7 +179,7 @@ def test_units_never_nest(tmp_path):
             await unit.put(1, b"after", b"", 1, b"{}")
         await asyncio.sleep(0)
         async with engine.reader() as unit:
-            found = [await unit.get(1, key, b"") for key in (b"outer", b"after")]
+            found = [doc_of(await unit.get(1, key, b"")) for key in (b"outer", b"after")]
         await engine.close()
         return found
 

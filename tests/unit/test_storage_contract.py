@@ -124,6 +124,12 @@ def contract(test):
     return run
 
 
+async def _doc(unit, tid: int, hk: bytes, rk: bytes, **options) -> bytes | None:
+    """The document of a row `get` returns as (size, doc)."""
+    row = await unit.get(tid, hk, rk, **options)
+    return None if row is None else row[1]
+
+
 async def put(engine, tid: int, hk: bytes, rk: bytes, doc: bytes, size: int = 1) -> None:
     async with engine.transaction() as unit:
         await unit.put(tid, hk, rk, size, doc)
@@ -131,7 +137,7 @@ async def put(engine, tid: int, hk: bytes, rk: bytes, doc: bytes, size: int = 1)
 
 async def read(engine, tid: int, hk: bytes, rk: bytes = b"") -> bytes | None:
     async with engine.reader() as unit:
-        return await unit.get(tid, hk, rk)
+        return await _doc(unit, tid, hk, rk)
 
 
 async def stats(engine, tid: int) -> tuple[int, int]:
@@ -150,8 +156,8 @@ class Abandon(Exception):
 async def test_get_of_absent_row_is_none(engine):
     assert await read(engine, 1, b"a") is None
     async with engine.transaction() as unit:
-        assert await unit.get(1, b"a", b"") is None
-        assert await unit.get(1, b"a", b"", lock=True) is None
+        assert await _doc(unit, 1, b"a", b"") is None
+        assert await _doc(unit, 1, b"a", b"", lock=True) is None
 
 
 @contract
@@ -161,9 +167,20 @@ async def test_put_then_get_returns_the_document(engine):
 
 
 @contract
-async def test_read_one_reads_one_stored_row(engine):
-    await put(engine, 1, b"a", b"r", b'{"x":1}')
-    assert await engine.read_one(1, b"a", b"r") == b'{"x":1}'
+async def test_get_reads_a_row_with_its_size(engine):
+    """A write's capacity is the larger of the old and new item: get gives the stored
+    size of the row it replaces, inside a unit and locked alike."""
+    await put(engine, 1, b"a", b"r", b'{"x":1}', size=123)
+    async with engine.transaction() as unit:
+        assert await unit.get(1, b"a", b"r") == (123, b'{"x":1}')
+        assert await unit.get(1, b"a", b"r", lock=True) == (123, b'{"x":1}')
+        assert await unit.get(1, b"a", b"absent", lock=True) is None
+
+
+@contract
+async def test_read_one_reads_one_stored_row_with_its_size(engine):
+    await put(engine, 1, b"a", b"r", b'{"x":1}', size=7)
+    assert await engine.read_one(1, b"a", b"r") == (7, b'{"x":1}')
     assert await engine.read_one(1, b"a", b"other") is None
     assert await engine.read_one(2, b"a", b"r") is None
 
@@ -247,11 +264,11 @@ async def test_transaction_commits_every_write_together(engine):
 async def test_transaction_reads_its_own_writes(engine):
     async with engine.transaction() as unit:
         await unit.put(1, b"a", b"", 4, b"mine")
-        assert await unit.get(1, b"a", b"") == b"mine"
-        assert await unit.get(1, b"a", b"", lock=True) == b"mine"
+        assert await _doc(unit, 1, b"a", b"") == b"mine"
+        assert await _doc(unit, 1, b"a", b"", lock=True) == b"mine"
         assert await unit.table_stats(1) == (1, 4)
         await unit.delete(1, b"a", b"")
-        assert await unit.get(1, b"a", b"", lock=True) is None
+        assert await _doc(unit, 1, b"a", b"", lock=True) is None
 
 
 @contract
@@ -260,10 +277,10 @@ async def test_exception_rolls_back_every_write_and_propagates(engine):
     tid = None
     with pytest.raises(Abandon):
         async with engine.transaction() as unit:
-            assert await unit.get(1, b"kept", b"", lock=True) == b"old"
+            assert await _doc(unit, 1, b"kept", b"", lock=True) == b"old"
             await unit.put(1, b"kept", b"", 1, b"new")
             await unit.put(1, b"added", b"", 1, b"doc")
-            assert await unit.get(1, b"absent", b"", lock=True) is None
+            assert await _doc(unit, 1, b"absent", b"", lock=True) is None
             tid = await unit.catalog_insert("r", "t", b"{}")
             raise Abandon
     assert tid is not None
@@ -290,9 +307,9 @@ def test_locked_read_of_absent_row_leaves_no_trace(backend):
 
     async def check(engine):
         async with engine.transaction() as unit:
-            assert await unit.get(1, b"a", b"", lock=True) is None
+            assert await _doc(unit, 1, b"a", b"", lock=True) is None
             assert await unit.table_stats(1) == (0, 0)
-            assert await unit.get(1, b"a", b"") is None
+            assert await _doc(unit, 1, b"a", b"") is None
         assert await backend.stored_keys(engine, 1) == []
         assert await stats(engine, 1) == (0, 0)
         await put(engine, 1, b"a", b"", b"later")
@@ -347,7 +364,7 @@ async def test_scan_walks_hash_then_range_order_after_a_key_within_hash_bounds(e
 async def test_range_reads_skip_the_claim_of_an_absent_key(engine):
     await _fill(engine, [(1, b"p", b"a")])
     async with engine.transaction() as unit:
-        assert await unit.get(1, b"p", b"b", lock=True) is None
+        assert await _doc(unit, 1, b"p", b"b", lock=True) is None
         assert len(await unit.query(1, b"p", None, None, True, 10)) == 1
         assert len(await unit.scan(1, None, None, None, 10)) == 1
 
@@ -399,9 +416,9 @@ async def test_released_token_may_be_claimed_again(engine):
 async def test_unlocked_row_is_read_without_waiting(engine):
     await put(engine, 1, b"a", b"", b"doc")
     async with engine.transaction() as unit:
-        assert await unit.get(1, b"a", b"", wait=False) == b"doc"
-        assert await unit.get(1, b"a", b"", lock=True, wait=False) == b"doc"
-        assert await unit.get(1, b"absent", b"", lock=True, wait=False) is None
+        assert await _doc(unit, 1, b"a", b"", wait=False) == b"doc"
+        assert await _doc(unit, 1, b"a", b"", lock=True, wait=False) == b"doc"
+        assert await _doc(unit, 1, b"absent", b"", lock=True, wait=False) is None
         await unit.put(1, b"absent", b"", 1, b"new")
     assert await read(engine, 1, b"absent") == b"new"
 
@@ -584,7 +601,7 @@ def test_locked_increments_from_two_nodes_lose_no_update(postgres):
     async def increment(engine) -> None:
         for _ in range(rounds):
             async with engine.transaction() as unit:
-                count = int(await unit.get(1, b"counter", b"", lock=True) or b"0")
+                count = int(await _doc(unit, 1, b"counter", b"", lock=True) or b"0")
                 await asyncio.sleep(0)  # let the other node's transaction interleave
                 await unit.put(1, b"counter", b"", 1, str(count + 1).encode())
 
@@ -602,7 +619,7 @@ def test_put_if_absent_from_two_nodes_has_exactly_one_winner(postgres):
 
     async def put_if_absent(engine, name: bytes) -> bool:
         async with engine.transaction() as unit:
-            if await unit.get(1, b"key", b"", lock=True) is not None:
+            if await _doc(unit, 1, b"key", b"", lock=True) is not None:
                 return False
             await asyncio.sleep(0.01)  # both have read "absent" before either writes
             await unit.put(1, b"key", b"", 1, name)
@@ -629,7 +646,7 @@ def test_writer_of_an_absent_key_waits_for_the_claimant(postgres):
             async def first():
                 with contextlib.suppress(Abandon):
                     async with one.transaction() as unit:
-                        assert await unit.get(1, key, b"", lock=True) is None
+                        assert await _doc(unit, 1, key, b"", lock=True) is None
                         claimed.set()
                         await release.wait()
                         if outcome == "put":
@@ -641,7 +658,7 @@ def test_writer_of_an_absent_key_waits_for_the_claimant(postgres):
             async def second() -> bytes | None:
                 await claimed.wait()
                 async with two.transaction() as unit:
-                    return await unit.get(1, key, b"", lock=True)
+                    return await _doc(unit, 1, key, b"", lock=True)
 
             first_task, second_task = asyncio.create_task(first()), asyncio.create_task(second())
             try:
@@ -661,10 +678,10 @@ def test_writer_of_an_absent_key_waits_for_the_claimant(postgres):
 def test_deadlock_surfaces_as_conflict_and_rolls_back(postgres):
     async def lock_both(engine, first: bytes, second: bytes, both_hold: asyncio.Barrier):
         async with engine.transaction() as unit:
-            await unit.get(1, first, b"", lock=True)
+            await _doc(unit, 1, first, b"", lock=True)
             await unit.put(1, first, b"", 1, b"changed")
             await both_hold.wait()
-            await unit.get(1, second, b"", lock=True)
+            await _doc(unit, 1, second, b"", lock=True)
 
     async def race():
         async with postgres.engine() as one, postgres.engine() as two:
@@ -697,10 +714,10 @@ def test_rows_read_in_a_transaction_stay_as_read_until_commit(postgres):
 
             async def reads() -> tuple[bytes, bytes]:
                 async with one.transaction() as unit:
-                    first = await unit.get(1, b"a", b"")
+                    first = await _doc(unit, 1, b"a", b"")
                     read_once.set()
                     await asyncio.sleep(0.3)
-                    return first, await unit.get(1, b"a", b"")
+                    return first, await _doc(unit, 1, b"a", b"")
 
             async def write() -> None:
                 await read_once.wait()
@@ -734,13 +751,13 @@ def test_locked_row_refuses_a_reader_that_does_not_wait(postgres):
             await put(one, 1, b"held", b"", b"doc")
             await put(one, 1, b"free", b"", b"free doc")
             async with one.transaction() as holder:
-                await holder.get(1, b"held", b"", lock=True)
-                assert await holder.get(1, b"claimed", b"", lock=True) is None
+                await _doc(holder, 1, b"held", b"", lock=True)
+                assert await _doc(holder, 1, b"claimed", b"", lock=True) is None
                 async with two.transaction() as unit:
                     for key, lock in ((b"held", True), (b"held", False), (b"claimed", True)):
                         with pytest.raises(Locked):
-                            await unit.get(1, key, b"", lock=lock, wait=False)
-                    assert await unit.get(1, b"free", b"", lock=True, wait=False) == b"free doc"
+                            await _doc(unit, 1, key, b"", lock=lock, wait=False)
+                    assert await _doc(unit, 1, b"free", b"", lock=True, wait=False) == b"free doc"
                     await unit.put(1, b"free", b"", 1, b"changed")
             assert await read(two, 1, b"free") == b"changed"
 
@@ -754,17 +771,17 @@ def test_single_write_meeting_a_transaction_is_refused_not_queued(postgres):
 
     async def locked_read(engine):
         async with engine.transaction() as unit:
-            return await unit.get(1, b"k", b"", lock=True)
+            return await _doc(unit, 1, b"k", b"", lock=True)
 
     async def scenario():
         async with postgres.engine() as one, postgres.engine() as two:
             await put(one, 1, b"k", b"", b"doc")
             async with one.transaction() as holder:
-                await holder.get(1, b"k", b"", lock=True, wait=False)  # a transaction
+                await _doc(holder, 1, b"k", b"", lock=True, wait=False)  # a transaction
                 with pytest.raises(Locked):
                     await locked_read(two)
             async with one.transaction() as holder:
-                await holder.get(1, b"k", b"", lock=True)  # a single-item write
+                await _doc(holder, 1, b"k", b"", lock=True)  # a single-item write
                 waiting = asyncio.ensure_future(locked_read(two))
                 await asyncio.sleep(0.2)
                 assert not waiting.done()  # queued behind it, not refused

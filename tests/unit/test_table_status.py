@@ -9,7 +9,7 @@ import pytest
 
 from okura.core.catalog import ACTIVE, CREATING, DELETING, UPDATING, Table
 from okura.core.database import Database
-from okura.operations.single_item import _serves
+from okura.core.resolve import _serves
 
 DOC = {"TableName": "t", "TableStatus": CREATING,
        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
@@ -42,5 +42,5 @@ def test_serves_data_exactly_while_active_or_updating(status, until):
     status() says: DynamoDB serves data while a table is ACTIVE or UPDATING."""
     table = Table(1, 1, "r", "0", dict(DOC, TableStatus=status, StatusUntil=until))
     for now in (until / 2, until, until + 1):
-        db = SimpleNamespace(clock=SimpleNamespace(now=lambda now=now: now))
-        assert _serves(db, table) == (table.status(now) in (ACTIVE, UPDATING))
+        ctx = SimpleNamespace(db=SimpleNamespace(clock=SimpleNamespace(now=lambda now=now: now)))
+        assert _serves(ctx, table) == (table.status(now) in (ACTIVE, UPDATING))

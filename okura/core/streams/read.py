@@ -20,6 +20,7 @@ from okura.core.spaces import STREAMS
 from okura.core.streams.state import (RECORDS, Stream, load, parse_arn, record_rk,
                                       region_prefix)
 from okura.storage import keys
+from okura.storage.engine import doc_of
 
 ITERATOR_AGE = 15 * 60
 MAX_BYTES = 1024 * 1024   # GetRecords returns at most 1 MB ...
@@ -130,7 +131,7 @@ async def oldest_position(db, stream: Stream, shard: dict, horizon: float) -> in
 async def check_position(db, stream: Stream, seq: int, horizon: float) -> None:
     """Raise Trimmed if the record of counter `seq` has been trimmed."""
     async with db.engine.reader() as unit:
-        raw = await unit.get(stream.id, RECORDS, record_rk(seq))
+        raw = doc_of(await unit.get(stream.id, RECORDS, record_rk(seq)))
     if raw is None or _is_trimmed(raw, horizon):
         raise Trimmed()
 
@@ -170,7 +171,7 @@ async def trim(db, horizon: float, chunk: int = 500) -> int:
         directory = await unit.scan(STREAMS, None, None, None, 1 << 30)
     for hk, rk, _, raw in directory:
         async with db.engine.transaction() as unit:
-            raw = await unit.get(STREAMS, hk, rk, lock=True)
+            raw = doc_of(await unit.get(STREAMS, hk, rk, lock=True))
             if raw is None:
                 continue
             doc = orjson.loads(raw)

@@ -23,6 +23,7 @@ import orjson
 
 from okura.core.spaces import STREAMS
 from okura.storage import keys
+from okura.storage.engine import doc_of
 
 SHARD_PERIOD = 4 * 3600   # seconds a shard stays open
 RECORDS = b""             # hk of every record row in a stream's row space
@@ -156,7 +157,7 @@ class Stream:
 
 async def load(unit, region: str, table_name: str, label: str,
                lock: bool = False) -> Stream | None:
-    raw = await unit.get(STREAMS, directory_hk(region, table_name), label.encode(), lock=lock)
+    raw = doc_of(await unit.get(STREAMS, directory_hk(region, table_name), label.encode(), lock=lock))
     return None if raw is None else Stream(region, orjson.loads(raw))
 
 

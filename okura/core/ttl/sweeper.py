@@ -17,6 +17,7 @@ import logging
 import orjson
 
 from okura.core import items, leases
+from okura.core.context import Context
 from okura.core.items import UNCHANGED, Cancelled, Change
 from okura.core.streams import read
 from okura.core.ttl import registry
@@ -39,10 +40,9 @@ def expired(item: dict | None, attribute: str, now: float) -> bool:
 
 
 class Sweeper:
-    def __init__(self, db, interval: float, retention: float):
+    def __init__(self, db, interval: float):
         self.db = db
         self.interval = interval
-        self.retention = retention
 
     async def run(self) -> None:
         """Sweep every `interval` seconds until cancelled."""
@@ -71,13 +71,14 @@ class Sweeper:
                 await registry.disable(self.db, entry.region, entry.name)
                 continue
             deleted += await self._table(table)
-        while await read.trim(self.db, self.db.clock.now() - self.retention):
+        while await read.trim(self.db, self.db.clock.now() - self.db.stream_retention):
             await asyncio.sleep(0)
         return deleted
 
     async def _table(self, table) -> int:
         attribute = table.doc["TimeToLive"]["AttributeName"]
         deleted, after = 0, None
+        ctx = Context(self.db, "TimeToLive", table.region)
         while True:
             async with self.db.engine.reader() as unit:
                 rows = await unit.scan(table.id, after, None, None, CHUNK)
@@ -85,19 +86,22 @@ class Sweeper:
             for _, _, _, raw in rows:
                 item = orjson.loads(raw)
                 if expired(item, attribute, now):
-                    deleted += await self._expire(table, item, attribute)
+                    deleted += await self._expire(ctx, table, item, attribute)
             if len(rows) < CHUNK or not await self._lease():
                 return deleted
             after = rows[-1][:2]
             await asyncio.sleep(0)
 
-    async def _expire(self, table, item: dict, attribute: str) -> int:
+    async def _expire(self, ctx: Context, table, item: dict, attribute: str) -> int:
         def decide(old):
             return None if expired(old, attribute, self.db.clock.now()) else UNCHANGED
 
         try:
             written = await items.write_all(
-                self.db, [Change(table, table.key_of(item), decide, by_service=True)])
+                ctx, [Change(table, table.key_of(item), decide, by_service=True)])
         except (Cancelled, Conflict, DynamoError):
             return 0  # changed or locked meanwhile: the next round looks again
-        return 0 if written[0].new is written[0].old else 1
+        if written[0].new is written[0].old:
+            return 0
+        self.db.metrics.expired(table)
+        return 1

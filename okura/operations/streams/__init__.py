@@ -7,9 +7,9 @@ from okura.core.streams import read
 from okura.core.streams.state import Stream, parse_arn
 
 
-def horizon(request) -> float:
+def horizon(ctx) -> float:
     """The trim horizon: records and closed shards older than this are gone."""
-    return request.app.db.clock.now() - request.app.settings.stream_retention
+    return ctx.clock.now() - ctx.db.stream_retention
 
 
 def check_limit(body: dict, maximum: int) -> int:
@@ -30,9 +30,9 @@ def check_arn(arn: str) -> None:
         raise errors.validation("Invalid StreamArn")
 
 
-async def existing_stream(request, arn: str) -> Stream:
+async def existing_stream(ctx, arn: str) -> Stream:
     check_arn(arn)
-    stream = await read.find(request.app.db, arn, horizon(request))
+    stream = await read.find(ctx.db, arn, horizon(ctx))
     if stream is None:
         raise errors.resource_not_found(
             f"Requested resource not found: Stream: {arn} not found")  # unverified

@@ -20,11 +20,11 @@ def shard_description(shard: dict) -> dict:
     return out
 
 
-async def handle(request, body: dict) -> dict:
+async def handle(ctx, body: dict) -> dict:
     shapes.check("DescribeStream", body)
     limit = check_limit(body, MAX_LIMIT)
-    stream = await existing_stream(request, body["StreamArn"])
-    shards = stream.shards(horizon(request))
+    stream = await existing_stream(ctx, body["StreamArn"])
+    shards = stream.shards(horizon(ctx))
     child_of = (body.get("ShardFilter") or {}).get("ShardId")
     if child_of is not None:
         shards = [shard for shard in shards if shard["Parent"] == child_of]

@@ -7,18 +7,18 @@ from okura.core.streams import read
 from okura.operations.streams import check_limit, existing_stream, horizon, shard_not_found
 
 
-async def handle(request, body: dict) -> bytes:
+async def handle(ctx, body: dict) -> bytes:
     shapes.check("GetRecords", body)
     limit = check_limit(body, read.MAX_RECORDS)
     iterator = read.Iterator.decode(body["ShardIterator"])
     if iterator is None:
         raise errors.validation("Invalid ShardIterator")  # unverified
-    db = request.app.db
+    db = ctx.db
     now = db.clock.now()
     if now - iterator.issued > read.ITERATOR_AGE:
         raise errors.expired_iterator()
-    trim = horizon(request)
-    stream = await existing_stream(request, iterator.arn)
+    trim = horizon(ctx)
+    stream = await existing_stream(ctx, iterator.arn)
     shard = stream.shard(iterator.shard, trim)
     if shard is None:
         raise shard_not_found()

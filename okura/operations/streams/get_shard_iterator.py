@@ -9,16 +9,16 @@ from okura.operations.streams import existing_stream, horizon, shard_not_found
 _BY_NUMBER = ("AT_SEQUENCE_NUMBER", "AFTER_SEQUENCE_NUMBER")
 
 
-async def handle(request, body: dict) -> dict:
+async def handle(ctx, body: dict) -> dict:
     shapes.check("GetShardIterator", body)
     kind = body["ShardIteratorType"]
     number = body.get("SequenceNumber")
     if kind in _BY_NUMBER and number is None:
         raise errors.validation(
             f"Must specify SequenceNumber when ShardIteratorType is {kind}")  # unverified
-    db = request.app.db
-    trim = horizon(request)
-    stream = await existing_stream(request, body["StreamArn"])
+    db = ctx.db
+    trim = horizon(ctx)
+    stream = await existing_stream(ctx, body["StreamArn"])
     shard = stream.shard(body["ShardId"], trim)
     if shard is None:
         raise shard_not_found()

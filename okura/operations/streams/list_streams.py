@@ -4,21 +4,21 @@ from __future__ import annotations
 from okura import shapes
 from okura.core.streams import read
 from okura.operations.streams import check_arn, check_limit, horizon
-from okura.operations.table_rules import table_name
+from okura.core.resolve import table_name
 
 MAX_LIMIT = 100
 
 
-async def handle(request, body: dict) -> dict:
+async def handle(ctx, body: dict) -> dict:
     shapes.check("ListStreams", body)
     limit = check_limit(body, MAX_LIMIT)
     if body.get("ExclusiveStartStreamArn") is not None:
         check_arn(body["ExclusiveStartStreamArn"])
     name = body.get("TableName")
-    streams, more = await read.listing(request.app.db, request.region,
+    streams, more = await read.listing(ctx.db, ctx.region,
                                        None if name is None else table_name(name),
                                        body.get("ExclusiveStartStreamArn"), limit,
-                                       horizon(request))
+                                       horizon(ctx))
     reply = {"Streams": [{"StreamArn": s.arn, "TableName": s.doc["TableName"],
                           "StreamLabel": s.doc["Label"]} for s in streams]}
     if more:

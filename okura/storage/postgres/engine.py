@@ -35,7 +35,7 @@ from okura.storage.engine import Conflict, Locked
 from okura.storage.postgres.migrations import migrate
 
 _KEY = " WHERE tid=$1 AND hk=$2 AND rk=$3"
-_GET = "SELECT doc FROM items" + _KEY
+_GET = "SELECT size, doc FROM items" + _KEY
 _GET_SHARED = _GET + " FOR SHARE"
 _GET_LOCKED = _GET + " FOR UPDATE"
 # Single-item writes: FOR NO KEY UPDATE queues them behind each other, and their probe
@@ -167,7 +167,7 @@ class PostgresEngine:
     def reader(self) -> "_PostgresReader":
         return _PostgresReader(self.pool)
 
-    async def read_one(self, tid: int, hk: bytes, rk: bytes) -> bytes | None:
+    async def read_one(self, tid: int, hk: bytes, rk: bytes) -> tuple[int, bytes] | None:
         async with self.reader() as unit:
             return await unit.get(tid, hk, rk)
 
@@ -193,8 +193,8 @@ class _PostgresReader:
         await self.pool.release(self.connection)
 
     async def get(self, tid: int, hk: bytes, rk: bytes, lock: bool = False,
-                  wait: bool = True) -> bytes | None:
-        return await self.connection.fetchval(_GET, tid, hk, rk)
+                  wait: bool = True) -> tuple[int, bytes] | None:
+        return _sized(await self.connection.fetchrow(_GET, tid, hk, rk))
 
     async def put(self, tid: int, hk: bytes, rk: bytes, size: int, doc: bytes) -> None:
         await self.connection.execute(_PUT, tid, hk, rk, size, doc)
@@ -309,7 +309,7 @@ class _PostgresTransaction(_PostgresReader):
             await self.pool.release(connection)
 
     async def get(self, tid: int, hk: bytes, rk: bytes, lock: bool = False,
-                  wait: bool = True) -> bytes | None:
+                  wait: bool = True) -> tuple[int, bytes] | None:
         if wait:
             if lock:
                 try:
@@ -330,14 +330,15 @@ class _PostgresTransaction(_PostgresReader):
         await connection.execute(_NOWAIT_END)
         return doc
 
-    async def _read(self, tid: int, hk: bytes, rk: bytes, locked: str | None) -> bytes | None:
+    async def _read(self, tid: int, hk: bytes, rk: bytes,
+                    locked: str | None) -> tuple[int, bytes] | None:
         """Read one row; `locked` (a locking SELECT) also claims an absent row."""
         if locked is None:
-            return await self.connection.fetchval(_GET_SHARED, tid, hk, rk)
+            return _sized(await self.connection.fetchrow(_GET_SHARED, tid, hk, rk))
         while True:
             row = await self.connection.fetchrow(locked, tid, hk, rk)
             if row is not None:
-                return row[0]
+                return _sized(row)
             if await self.connection.fetchval(_CLAIM, tid, hk, rk):
                 self.claims.add((tid, hk, rk))
                 return None
@@ -355,6 +356,12 @@ class _PostgresTransaction(_PostgresReader):
     async def delete(self, tid: int, hk: bytes, rk: bytes) -> None:
         await self.connection.execute(_DELETE, tid, hk, rk)
         self.claims.discard((tid, hk, rk))
+
+
+def _sized(row: asyncpg.Record | None) -> tuple[int, bytes] | None:
+    """(size, doc) of a fetched row; None for none, or for a claim (an absent row
+    locked by a writer: its doc is NULL)."""
+    return None if row is None or row[1] is None else (row[0], row[1])
 
 
 async def _acquire(pool: asyncpg.Pool) -> asyncpg.Connection:

@@ -3,7 +3,7 @@ UpdateTable and DeleteTable return it."""
 from __future__ import annotations
 
 from okura.core.catalog import PRIVATE, Table
-from okura.operations import table_settings
+from okura.operations.shared import table_settings
 
 
 async def describe(db, table: Table, counts: bool = True, status: str | None = None) -> dict:

@@ -9,9 +9,9 @@ from okura import errors, expressions
 from okura.expressions import legacy
 from okura.core import reads
 from okura.core.catalog import Table
-from okura.core.reads import Page, Source
-from okura.operations.single_item import capacity_reply
-from okura.values import key_rules, sizes, validation
+from okura.core.context import Context
+from okura.core.reads import Source
+from okura.values import key_rules, validation
 
 ALL, PROJECTED, SPECIFIC, COUNT = ("ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES",
                                    "SPECIFIC_ATTRIBUTES", "COUNT")
@@ -105,23 +105,24 @@ class Reading:
                                     else _START_INVALID + error.message) from None
         return source.position(key)
 
-    async def reply(self, unit, page: Page) -> dict | bytes:
-        """The Query/Scan reply for the rows read."""
+    async def page(self, ctx: Context, walk: reads.Walk,
+                   start: tuple[bytes, bytes] | None) -> dict | bytes:
+        """Read a page of `walk` from after `start` and build the Query/Scan reply."""
+        page = await reads.read(ctx, self.source, walk, self.limit, self.consistent,
+                                None if start is None else (0, *start), self.fetch)
+        capacity = ctx.ledger.consumed_one(self.mode)
         if (self.filter is None and self.projection is None and not self.fetch
-                and self.select != COUNT and self.mode not in ("TOTAL", "INDEXES")):
+                and self.select != COUNT and capacity is None):
             # Stored rows are wire JSON: copy them into the reply undecoded.
             count = len(page.docs)
+            ctx.returned = count
             out = (b'{"Items":[' + b",".join(page.docs) + b'],"Count":%d,"ScannedCount":%d'
                    % (count, count))
-            if page.stopped:
-                key = self.source.last_key(orjson.loads(page.docs[-1]))
+            if page.last is not None:
+                key = self.source.last_key(orjson.loads(page.last))
                 out += b',"LastEvaluatedKey":' + orjson.dumps(key)
             return out + b"}"
         items = [orjson.loads(doc) for doc in page.docs]
-        last = items[-1] if page.stopped else None
-        fetched_units = 0.0
-        if self.fetch:
-            items, fetched_units = await self._from_table(unit, items)
         if self.filter is not None:
             evaluate, values = expressions.evaluate, self.values
             items = [item for item in items if evaluate(self.filter, item, values)]
@@ -131,39 +132,13 @@ class Reading:
                 project = expressions.project
                 items = [project(self.projection, item) for item in items]
             out["Items"] = items
-        out["Count"] = len(items)
-        out["ScannedCount"] = len(page.docs)
-        if last is not None:
-            out["LastEvaluatedKey"] = self.source.last_key(last)
-        if self.mode in ("TOTAL", "INDEXES"):
-            out["ConsumedCapacity"] = self._capacity(page.size, fetched_units)
+        out["Count"] = ctx.returned = len(items)
+        out["ScannedCount"] = page.scanned
+        if page.last is not None:
+            out["LastEvaluatedKey"] = self.source.last_key(orjson.loads(page.last))
+        if capacity is not None:
+            out["ConsumedCapacity"] = capacity
         return out
-
-    async def _from_table(self, unit, entries: list[dict]) -> tuple[list[dict], float]:
-        """Table items behind LSI entries, and what fetching them costs: each item
-        read from the table is its own read, rounded up to 4 KB (developer guide,
-        "Local secondary indexes", read capacity)."""
-        items, units = [], 0.0
-        for raw in await reads.table_items(unit, self.source.table, entries):
-            if raw is None:
-                continue
-            item = orjson.loads(raw)
-            units += sizes.read_units(sizes.item_size(item), self.consistent)
-            items.append(item)
-        return items, units
-
-    def _capacity(self, size: int, fetched_units: float) -> dict:
-        return read_capacity(self.source, self.mode, sizes.read_units(size, self.consistent),
-                             fetched_units)
-
-
-def read_capacity(source: Source, mode: str, units: float, fetched_units: float = 0.0) -> dict:
-    """ConsumedCapacity of a read of `units` from a table or an index (plus the table
-    reads an LSI read fetched): an index read spends on the index."""
-    if source.index is None:
-        return capacity_reply(source.table, mode, units + fetched_units)
-    # unverified: the Table entry when nothing was fetched from it (0)
-    return capacity_reply(source.table, mode, fetched_units, [(source.index, units)])
 
 
 def read_source(table: Table, name: str | None, consistent: bool) -> Source:

@@ -3,8 +3,8 @@ catalog entries."""
 from __future__ import annotations
 
 from okura import errors
-from okura.operations import table_rules, table_settings
-from okura.operations.table_rules import PAY_PER_REQUEST
+from okura.operations.shared import table_rules, table_settings
+from okura.operations.shared.table_rules import PAY_PER_REQUEST
 
 MAX_GSI = 20
 MAX_LSI = 5

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from okura import errors
 from okura.core.catalog import DELETING, Table
-from okura.operations import index_rules, table_rules, table_settings
-from okura.operations.table_rules import PAY_PER_REQUEST, PROVISIONED
+from okura.operations.shared import index_rules, table_rules, table_settings
+from okura.operations.shared.table_rules import PAY_PER_REQUEST, PROVISIONED
 
 GLOBAL = "GlobalSecondaryIndexes"
 _INVALID = "One or more parameter values were invalid: "

@@ -1,8 +1,6 @@
-"""What the table operations share: naming a table (by name or ARN), finding it,
-and DynamoDB's rules on key schemas, attribute definitions and billing."""
+"""What the table operations share: DynamoDB's rules on key schemas, attribute
+definitions and billing, and the error for a table that is busy."""
 from __future__ import annotations
-
-import re
 
 from okura import errors
 from okura.core.catalog import CREATING, UPDATING, Table
@@ -14,40 +12,11 @@ ACCOUNT_MAX_CAPACITY = 80000
 PAY_PER_REQUEST, PROVISIONED = "PAY_PER_REQUEST", "PROVISIONED"
 
 
-TABLE_ARN = re.compile(
-    r"arn:aws[a-z-]*:dynamodb:([a-z0-9-]+):(\d{12}):table/([a-zA-Z0-9_.-]{3,255})")
-
-
-def table_name(value: str) -> str:
-    """The table a TableName member names: a name (the request model checked it), or a
-    table ARN (arn:aws:dynamodb:region:account:table/NAME), whose NAME follows the same
-    rules: nothing else can name a table, or come to be one."""
-    if value.startswith("arn:"):
-        match = TABLE_ARN.fullmatch(value)
-        if match is None:
-            raise invalid_arn(value)
-        return match.group(3)
-    return value
-
-
 def in_use(table: Table, status: str) -> errors.DynamoError:
     """A change to a table that is not ACTIVE (users quote "Table is being created")."""
     doing = {CREATING: "created", UPDATING: "updated"}.get(status, "deleted")
     return errors.resource_in_use(
         f"Attempt to change a resource which is still in use: Table is being {doing}: {table.name}")
-
-
-def invalid_arn(arn: str) -> errors.DynamoError:
-    return errors.validation(f"Invalid TableArn: Invalid ResourceArn provided as input {arn}")  # unverified
-
-
-async def existing_table(request, value: str) -> Table:
-    """The table a control-plane request addresses, in any status."""
-    name = table_name(value)
-    table = await request.app.db.catalog.get(request.region, name)
-    if table is None:
-        raise errors.table_not_found(name)
-    return table
 
 
 def check_key_schema(schema: list[dict], path: str = "keySchema") -> None:

@@ -1,4 +1,4 @@
-"""What PutItem, GetItem, UpdateItem and DeleteItem share: finding the table,
+"""What PutItem, GetItem, UpdateItem and DeleteItem share: the plain form's table,
 compiling their expressions, and the optional parts of their replies."""
 from __future__ import annotations
 
@@ -6,43 +6,19 @@ from functools import lru_cache
 
 from okura import errors, expressions
 from okura.expressions import legacy
-from okura.core import collections, index_entries
+from okura.core import collections, resolve
 from okura.core.catalog import Table
-from okura.core.indexes import Index
-from okura.operations import table_rules
-from okura.values import key_rules, plain, sizes, validation
+from okura.core.context import Context
+from okura.values import key_rules, plain, validation
 
 
-async def active_table(request, name: str) -> Table:
-    """The table a data operation addresses (by name or ARN)."""
-    db = request.app.db
-    table = await db.catalog.get(request.region, table_rules.table_name(name))
-    if not _serves(db, table):
-        raise errors.resource_not_found()
-    return table
-
-
-def _serves(db, table: Table | None) -> bool:
-    """Whether the table serves data now (see Table.serves_from)."""
-    return table is not None and (not table.serves_from or table.serves_from <= db.clock.now())
-
-
-def plain_table(request, body: dict, members: frozenset) -> Table | None:
+def plain_table(ctx: Context, body: dict, members: frozenset) -> Table | None:
     """The table of a request in its commonest form: only `members`, naming by its
     exact name a table this process holds, which serves data. None sends the request
     the general way (which gives every error)."""
     if not body.keys() <= members:
         return None
-    return held_table(request, body.get("TableName"))
-
-
-def held_table(request, name) -> Table | None:
-    """The table of exactly this name if this process holds it and it serves data."""
-    if type(name) is not str:
-        return None
-    db = request.app.db
-    table = db.catalog.cached(request.region, name)
-    return table if _serves(db, table) else None
+    return resolve.held(ctx, body.get("TableName"))
 
 
 _RETURN_VALUES = frozenset(("NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW"))
@@ -174,81 +150,6 @@ def condition_check(condition, body: dict, old: dict | None) -> None:
         raise errors.conditional_check_failed(
             old if old is not None and body.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD"
             else None)
-
-
-def write_capacity(table: Table, body: dict, old: dict | None, new: dict | None) -> dict | None:
-    """ConsumedCapacity of a single-item write: the larger of the old and new item on
-    the table, plus what each secondary index entry write costs."""
-    mode = body.get("ReturnConsumedCapacity")
-    if mode not in ("TOTAL", "INDEXES"):
-        return None
-    return capacity_reply(table, mode, *write_units(table, old, new))
-
-
-def write_units(table: Table, old: dict | None, new: dict | None) -> tuple[float, list]:
-    """(table units, [(index, units)]) one item write costs: the larger of the old and
-    new item on the table, plus each secondary index entry write it caused."""
-    size = max(sizes.item_size(old) if old else 0, sizes.item_size(new) if new else 0)
-    return sizes.write_units(size), index_write_units(table, old, new)
-
-
-def index_write_units(table: Table, old: dict | None, new: dict | None) -> list:
-    """[(index, units)] of the secondary index entry writes an item write caused."""
-    indexes = [(index, _index_write_units(index, table, old, new))
-               for index in index_entries.live(table)]
-    return [(index, units) for index, units in indexes if units]
-
-
-def _index_write_units(index: Index, table: Table, old: dict | None, new: dict | None) -> float:
-    """The developer guide's index write rules: an entry put or deleted is one write, a
-    changed index key is two (delete and put), a changed projection one, else none;
-    each write costs its entry's size in 1 KB units."""
-    before, after = _entry(index, table, old), _entry(index, table, new)
-    if before is None and after is None:
-        return 0.0
-    if before is None or after is None:
-        return sizes.write_units(sizes.item_size(before or after))
-    if any(old[name] != new[name] for name in index.key_names):
-        return sizes.write_units(sizes.item_size(before)) + sizes.write_units(sizes.item_size(after))
-    if before == after:
-        return 0.0
-    return sizes.write_units(max(sizes.item_size(before), sizes.item_size(after)))
-
-
-def _entry(index: Index, table: Table, item: dict | None) -> dict | None:
-    """The attributes the index holds for `item`, None when the item is not in it."""
-    if item is None or any(name not in item for name in index.key_names):
-        return None
-    return index_entries.projected(index, table, item)
-
-
-def capacity_reply(table: Table, mode: str, units: float,
-                   indexes: tuple | list = ()) -> dict:
-    """ConsumedCapacity: `units` on the table plus the (index, units) pairs an operation
-    spent on its indexes; INDEXES mode breaks the total down."""
-    return consumed_capacity(table.name, mode, units, indexes)
-
-
-def consumed_capacity(table_name: str, mode: str, units: float, indexes: tuple | list = (),
-                      kind: str | None = None) -> dict:
-    """capacity_reply's rule, for a table known by name: an index may come more than once
-    in `indexes` (its units add up); `kind` ("ReadCapacityUnits" or "WriteCapacityUnits",
-    as transactions report) repeats each figure under that name."""
-    def units_of(amount: float) -> dict:
-        return {"CapacityUnits": amount} if kind is None else {"CapacityUnits": amount,
-                                                               kind: amount}
-    # unverified: whether DynamoDB also lists the indexes a write left untouched (here: no)
-    consumed = {"TableName": table_name,
-                **units_of(units + sum(spent for _, spent in indexes))}
-    if mode == "INDEXES":
-        consumed["Table"] = units_of(units)
-        spent_on: dict = {}
-        for index, spent in indexes:
-            spent_on[index] = spent_on.get(index, 0.0) + spent
-        for index, spent in spent_on.items():
-            group = "GlobalSecondaryIndexes" if index.is_global else "LocalSecondaryIndexes"
-            consumed.setdefault(group, {})[index.name] = units_of(spent)
-    return consumed
 
 
 def item_collection_metrics(table: Table, body: dict, key: dict,

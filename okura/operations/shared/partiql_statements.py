@@ -13,12 +13,12 @@ from functools import cmp_to_key
 import orjson
 
 from okura import errors, expressions, partiql
-from okura.core import items, reads
+from okura.core import items, reads, resolve
 from okura.core.catalog import Table
 from okura.expressions.ast import And, Call, Compare, Const, In, Or, Path
-from okura.operations import write_actions
-from okura.operations.paged_reads import read_source
-from okura.operations.single_item import active_table, check_key, returned_values
+from okura.operations.shared import write_actions
+from okura.operations.shared.paged_reads import read_source
+from okura.operations.shared.single_item import check_key, returned_values
 from okura.partiql import messages
 from okura.values import key_rules, ordering, sizes, validation
 
@@ -74,19 +74,19 @@ def split_key(table: Table, where) -> tuple[dict | None, object]:
     return key, _join(rest)
 
 
-async def write_change(request, stmt, body: dict,
+async def write_change(ctx, stmt, body: dict,
                        changed: list | None = None) -> write_actions.Action:
     """The change an INSERT, UPDATE, DELETE or EXISTS statement makes; an UPDATE adds
     the paths it writes to `changed` (for RETURNING MODIFIED)."""
     if type(stmt) is partiql.Insert:
         item = stmt.item.value.get("M") if type(stmt.item) is Const else None
-        table = await active_table(request, stmt.table)
+        table = await resolve.serving(ctx, stmt.table)
         validation.check_item(item)
         key_rules.check_item_keys(item, table.schema)
         sizes.check_item_size(item)
         return write_actions.Action(write_actions.insert(table, item))
     select = stmt.select if type(stmt) is partiql.Exists else stmt
-    table = await active_table(request, select.table)
+    table = await resolve.serving(ctx, select.table)
     key, condition = split_key(table, select.where)
     if key is None:
         raise messages.key_equality()
@@ -108,23 +108,23 @@ async def write_change(request, stmt, body: dict,
     return write_actions.Action(write_actions.check(table, key, condition, body), check=True)
 
 
-async def write_alone(request, stmt, body: dict) -> tuple[items.Change, dict | None,
+async def write_alone(ctx, stmt, body: dict) -> tuple[items.Change, dict | None,
                                                          dict | None, dict | None]:
     """Run an INSERT, UPDATE or DELETE on its own: its change, the item before and
     after, and what its RETURNING asks for (None for nothing)."""
     if type(stmt) is partiql.Exists:
         raise messages.malformed("EXISTS is only allowed in transactions")  # unverified
     changed = []
-    change = (await write_change(request, stmt, body, changed)).change
-    old, new = await items.write(request.app.db, change)
+    change = (await write_change(ctx, stmt, body, changed)).change
+    old, new = await items.write(ctx, change)
     returning = None if type(stmt) is partiql.Insert else stmt.returning
     # an empty projection returns no item, as UpdateItem returns no Attributes
     return change, old, new, returned_values(returning, old, new, changed) or None
 
 
-async def source_of(request, select: partiql.Select, consistent: bool = False) -> reads.Source:
+async def source_of(ctx, select: partiql.Select, consistent: bool = False) -> reads.Source:
     """What a SELECT reads, under Query's rules on indexes."""
-    return read_source(await active_table(request, select.table), select.index, consistent)
+    return read_source(await resolve.serving(ctx, select.table), select.index, consistent)
 
 
 def _partitions(source: reads.Source, where) -> list[dict] | None:
@@ -180,97 +180,80 @@ def _ordered(source: reads.Source, order: tuple, partitions: list[dict] | None) 
 
 
 class Page:
-    """A SELECT's page: its items, the size read, and where it stopped early: NextToken,
-    and the key of the last item read (LastEvaluatedKey)."""
-    __slots__ = ("items", "size", "next_token", "last_key")
+    """A SELECT's page: its items, and where it stopped early: NextToken, and the key of
+    the last item read (LastEvaluatedKey)."""
+    __slots__ = ("items", "next_token", "last_key")
 
-    def __init__(self, found: list, size: int, next_token: str | None = None,
+    def __init__(self, found: list, next_token: str | None = None,
                  last_key: dict | None = None):
         self.items = found
-        self.size = size
         self.next_token = next_token
         self.last_key = last_key
 
 
-async def select(request, stmt: partiql.Select, limit: int | None, next_token: str | None,
-                 consistent: bool = False) -> tuple[reads.Source, Page]:
-    """One page of a SELECT: a key read, a Query of partitions or a Scan; and what it
-    read (the table, or one of its indexes)."""
-    source = await source_of(request, stmt, consistent)
+async def select(ctx, stmt: partiql.Select, limit: int | None, next_token: str | None,
+                 consistent: bool = False) -> Page:
+    """One page of a SELECT: a key read, a Query of partitions or a Scan."""
+    source = await source_of(ctx, stmt, consistent)
     table = source.table
-    db = request.app.db
     partitions = _partitions(source, stmt.where)
     forward = _ordered(source, stmt.order, partitions)
     if stmt.index is None:
         key, _ = split_key(table, stmt.where)
         if key is not None:
-            raw = await items.get_raw(db, table, key)
-            found = [] if raw is None else [orjson.loads(raw)]
-            return source, Page(_filtered(stmt, found), sum(map(sizes.item_size, found)))
-    position, after = _cursor(next_token)
-    found, size, stopped = [], 0, False
-    async with db.engine.reader() as unit:
-        if partitions is None:
-            page = await reads.scan(unit, source, after, None, None, limit)
-            found, size, stopped = [orjson.loads(doc) for doc in page.docs], page.size, page.stopped
-        for position in range(position, len(partitions or ())):
-            # resume past the last row read: rk + 0x00 is the next string up
-            lo = None if after is None or not forward else after[1] + b"\x00"
-            hi = None if after is None or forward else after[1]
-            want = None if limit is None else limit - len(found)
-            page = await reads.query(unit, source, source.partition([partitions[position]]),
-                                     lo, hi, forward, want)
-            found += [orjson.loads(doc) for doc in page.docs]
-            size += page.size
-            after = None
-            if page.stopped or (limit is not None and len(found) >= limit):
-                stopped = True
-                break
+            raw = await items.get(ctx, table, key, consistent)
+            return Page(_filtered(ctx, stmt, [] if raw is None else [raw]))
+    walk = reads.Walk(None if partitions is None
+                      else [source.partition([value]) for value in partitions], forward=forward)
+    page = await reads.read(ctx, source, walk, limit, consistent, _cursor(next_token))
+    found = _filtered(ctx, stmt, page.docs)
     # DynamoDB pages by items read: resume after the last one, filtered out or not
-    if not (stopped and found):
-        return source, Page(_filtered(stmt, found), size)
-    return source, Page(_filtered(stmt, found), size, _token(position, source.position(found[-1])),
-                       source.last_key(found[-1]))
+    if page.position is None:
+        return Page(found)
+    return Page(found, _token(page.position), source.last_key(orjson.loads(page.last)))
 
 
-async def key_target(request, stmt: partiql.Select) -> tuple[Table, dict]:
+async def key_target(ctx, stmt: partiql.Select) -> tuple[Table, dict]:
     """The table and whole key a SELECT names where a read must name one item of a table
     (BatchExecuteStatement, ExecuteTransaction)."""
-    table = (await source_of(request, stmt)).table
+    table = (await source_of(ctx, stmt)).table
     key, _ = split_key(table, stmt.where)
     if key is None or stmt.index is not None:
         raise messages.key_equality()
     return table, key
 
 
-def selected(stmt: partiql.Select, item: dict | None) -> dict | None:
+def selected(ctx, stmt: partiql.Select, raw: bytes | None) -> dict | None:
     """The item a key read returns: None if absent or WHERE is false, else projected."""
-    found = _filtered(stmt, [] if item is None else [item])
+    found = _filtered(ctx, stmt, [] if raw is None else [raw])
     return found[0] if found else None
 
 
-def _filtered(stmt: partiql.Select, found: list) -> list:
+def _filtered(ctx, stmt: partiql.Select, docs: list[bytes]) -> list:
+    """The items WHERE keeps of those read, projected (and counted as returned)."""
     where, projection = stmt.where, stmt.projection
+    found = [orjson.loads(doc) for doc in docs]
     out = [item for item in found if where is None or expressions.evaluate(where, item)]
+    ctx.returned += len(out)
     if projection is None:
         return out
     shape = expressions.Projection(projection)
     return [expressions.project(shape, item) for item in out]
 
 
-def _token(position: int, last: tuple[bytes, bytes]) -> str:
+def _token(position: tuple[int, bytes, bytes]) -> str:
+    place, hk, rk = position
     return base64.b64encode(orjson.dumps(
-        [position, base64.b64encode(last[0]).decode(), base64.b64encode(last[1]).decode()])
-    ).decode()
+        [place, base64.b64encode(hk).decode(), base64.b64encode(rk).decode()])).decode()
 
 
-def _cursor(token: str | None) -> tuple[int, tuple[bytes, bytes] | None]:
+def _cursor(token: str | None) -> tuple[int, bytes, bytes] | None:
     if token is None:
-        return 0, None
+        return None
     try:
         position, hk, rk = orjson.loads(base64.b64decode(token))
         if type(position) is not int or position < 0:
             raise ValueError(position)
-        return position, (base64.b64decode(hk), base64.b64decode(rk))
+        return position, base64.b64decode(hk), base64.b64decode(rk)
     except (ValueError, TypeError):  # not a token this server made
         raise errors.validation("Invalid NextToken") from None  # unverified

@@ -8,9 +8,9 @@ from typing import NamedTuple
 from okura import errors, expressions, shapes
 from okura.core import items
 from okura.core.catalog import Table
-from okura.operations.single_item import (active_table, check_key, check_key_untouched,
-                                          condition_check, write_expressions)
-from okura.operations.table_rules import table_name
+from okura.core import resolve
+from okura.operations.shared.single_item import (check_key, check_key_untouched,
+                                                 condition_check, write_expressions)
 from okura.values import key_rules, sizes, validation
 
 _KINDS = ("ConditionCheck", "Put", "Delete", "Update")
@@ -47,8 +47,7 @@ def put(table: Table, item: dict, condition, body: dict, size: int | None = None
     def decide(old):
         condition_check(condition, body, old)
         return item
-    needs_old = (condition is not None or body.get("ReturnValues") == "ALL_OLD"
-                 or body.get("ReturnConsumedCapacity") in ("TOTAL", "INDEXES"))
+    needs_old = condition is not None or body.get("ReturnValues") == "ALL_OLD"
     return items.Change(table, item, decide, needs_old=needs_old, new_size=size, at=at)
 
 
@@ -102,7 +101,7 @@ def check(table: Table, key: dict, condition, body: dict) -> items.Change:
     return items.Change(table, key, decide)
 
 
-async def from_request(request, entry: dict) -> Action:
+async def from_request(ctx, entry: dict) -> Action:
     """One TransactItems entry, checked as its single-item operation checks it."""
     kinds = [kind for kind in _KINDS if entry.get(kind) is not None]
     if len(kinds) != 1:
@@ -115,7 +114,7 @@ async def from_request(request, entry: dict) -> Action:
     record = body["Item"] if kind == "Put" else body["Key"]
     validation.check_item(record)
     condition, upd = write_expressions(body, "UpdateItem" if kind == "Update" else "PutItem")
-    table = await active_table(request, table_name(body["TableName"]))
+    table = await resolve.serving(ctx, body["TableName"])
     if kind == "Put":
         key_rules.check_item_keys(record, table.schema)
         sizes.check_item_size(record)

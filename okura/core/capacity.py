@@ -1,0 +1,126 @@
+"""Capacity units as DynamoDB bills them, and the ledger of what one request spent.
+
+Core charges the ledger as it does the work, where item sizes are known: every read
+and write of every request, whether or not the client asked for ReturnConsumedCapacity
+(the figures feed metrics, and later throttling). A reply's ConsumedCapacity is only
+rendered from the ledger (`Ledger.consumed`).
+
+The rules (developer guide, "Read/write capacity mode" and the index pages): a read
+is 4 KB units of the bytes read, rounded up once per request (per item for GetItem,
+BatchGetItem and transactions), half for an eventually consistent read; a write is
+1 KB units of the larger of the old and the new item; a transaction doubles both; an
+index entry written costs its own size in 1 KB units (a moved index key is a delete
+and a put), outside the transaction's doubling; TTL deletions cost nothing.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional, Tuple
+
+if TYPE_CHECKING:
+    from okura.core.catalog import Table
+    from okura.core.indexes import Index
+
+READ_UNIT = 4096
+WRITE_UNIT = 1024
+TOTAL, INDEXES = "TOTAL", "INDEXES"
+READ, WRITE = "ReadCapacityUnits", "WriteCapacityUnits"
+
+
+def read_units(size: int, consistent: bool = False, transactional: bool = False) -> float:
+    """Units of `size` bytes read at once: 4 KB units rounded up, at least one; half for
+    an eventually consistent read, double for a transactional one."""
+    units = max(1, -(-size // READ_UNIT))
+    if transactional:
+        return units * 2.0
+    return float(units) if consistent else units / 2
+
+
+def write_units(size: int, transactional: bool = False) -> float:
+    """Units of one item of `size` bytes written: 1 KB units rounded up, at least one."""
+    units = max(1, -(-size // WRITE_UNIT))
+    return units * 2.0 if transactional else float(units)
+
+
+def index_write_units(before: int | None, after: int | None) -> float:
+    """Units of one index entry's change in place, from its sizes before and after
+    (None: no entry): a put or a delete is one write, a changed projection one of the
+    larger size. (A moved index key is a delete and a put, charged apart.)"""
+    if before is None:
+        return 0.0 if after is None else write_units(after)
+    if after is None:
+        return write_units(before)
+    return write_units(max(before, after))
+
+
+# Units spent on a table (index None) or one of its indexes, in one partition (hk,
+# None for a read across partitions: a Scan): (table, index, hk, units, write). A plain
+# tuple: one is made per item a request touches.
+Charge = Tuple["Table", Optional["Index"], Optional[bytes], float, bool]
+
+
+class Ledger:
+    """What one request spent, charge by charge in the order it spent them."""
+
+    __slots__ = ("charges",)
+
+    def __init__(self) -> None:
+        self.charges: list[Charge] = []
+
+    def read(self, table: Table, hk: bytes | None, size: int, consistent: bool,
+             index: Index | None = None, transactional: bool = False) -> None:
+        self.charges.append((table, index, hk, read_units(size, consistent, transactional),
+                             False))
+
+    def write(self, table: Table, hk: bytes | None, size: int, transactional: bool = False,
+              index: Index | None = None) -> None:
+        self.charges.append((table, index, hk, write_units(size, transactional), True))
+
+    def write_index(self, table: Table, index: Index, hk: bytes, units: float) -> None:
+        self.charges.append((table, index, hk, units, True))
+
+    def consumed(self, mode: object, named: bool = False) -> list[dict] | None:
+        """ConsumedCapacity of each table the request spent on, in order of first use,
+        for the request's ReturnConsumedCapacity `mode` (None unless TOTAL or INDEXES).
+        INDEXES breaks each total down into the table and its indexes (those the request
+        spent on). `named` (transactions) repeats each figure as ReadCapacityUnits or
+        WriteCapacityUnits, as DynamoDB reports them there."""
+        if mode != TOTAL and mode != INDEXES:
+            return None
+        spent: dict[Table, dict] = {}
+        for table, index, _, units, write in self.charges:
+            parts = spent.get(table)
+            if parts is None:
+                parts = spent[table] = {None: [0.0, 0.0]}
+            part = parts.get(index)
+            if part is None:
+                part = parts[index] = [0.0, 0.0]
+            part[write] += units
+        return [_consumed(table, parts, mode == INDEXES, named) for table, parts in spent.items()]
+
+    def consumed_one(self, mode: object) -> dict | None:
+        """ConsumedCapacity of a request on one table (GetItem, Query, ...)."""
+        consumed = self.consumed(mode)
+        return consumed[0] if consumed else None
+
+
+def _consumed(table: Table, parts: dict, indexes: bool, named: bool) -> dict:
+    def units(read: float, write: float) -> dict:
+        out = {"CapacityUnits": read + write}
+        if named:
+            if read:
+                out[READ] = read
+            if write:
+                out[WRITE] = write
+        return out
+
+    read = sum(part[0] for part in parts.values())
+    write = sum(part[1] for part in parts.values())
+    out = {"TableName": table.name, **units(read, write)}
+    if indexes:
+        # unverified: whether DynamoDB also lists the indexes a write left untouched (no)
+        out["Table"] = units(*parts[None])
+        for index, part in parts.items():
+            if index is not None:
+                group = "GlobalSecondaryIndexes" if index.is_global else "LocalSecondaryIndexes"
+                out.setdefault(group, {})[index.name] = units(*part)
+    return out

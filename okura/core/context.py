@@ -1,0 +1,56 @@
+"""The request context: what an operation and core know of one request besides its
+body. The server builds one per request (server.http.Request extends it with the HTTP
+side); operations and core take it and never reach into server objects. It is where
+each cross-cutting concern finds the request: its identity, its clock, the capacity it
+spends (`ledger`) and where its outcome is counted (`metrics`)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from okura.core.capacity import Ledger
+
+if TYPE_CHECKING:
+    from okura.core.catalog import Table
+    from okura.core.clock import Clock
+    from okura.core.database import Database
+    from okura.core.metrics import Metrics
+
+
+class Context:
+    __slots__ = ("db", "region", "access_key", "operation", "ledger", "table", "returned")
+
+    def __init__(self, db: Database, operation: str = "", region: str = "",
+                 access_key: str = ""):
+        self.db = db
+        self.operation = operation  # "GetItem", ... (the X-Amz-Target's action)
+        self.region = region
+        self.access_key = access_key  # the caller's access key id, from its signature
+        self.ledger = Ledger()
+        # The table the request addresses, once resolved (the first, for requests
+        # over several): what its metrics are counted against.
+        self.table: Table | None = None
+        self.returned = 0  # items a Query, Scan or PartiQL SELECT returned
+
+    def restart(self) -> None:
+        """Forget what a run of the request that is to be run again spent (it wrote
+        nothing: see CatalogChanged)."""
+        self.ledger = Ledger()
+        self.table = None
+        self.returned = 0
+
+    @property
+    def account(self) -> str:
+        return self.db.account
+
+    @property
+    def clock(self) -> Clock:
+        return self.db.clock
+
+    @property
+    def metrics(self) -> Metrics:
+        return self.db.metrics
+
+    def address(self) -> str:
+        """host:port the client reached okura at (DescribeEndpoints); only a request
+        that came over HTTP knows it."""
+        raise NotImplementedError

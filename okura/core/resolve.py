@@ -1,0 +1,82 @@
+"""The one table resolver: how every operation finds the table a request names (by
+name or ARN), fast paths and PartiQL included. It notes the table in the request
+context, where metrics (and later access control) find it."""
+from __future__ import annotations
+
+import re
+
+from okura import errors
+from okura.core.catalog import Table
+from okura.core.context import Context
+
+TABLE_ARN = re.compile(
+    r"arn:aws[a-z-]*:dynamodb:([a-z0-9-]+):(\d{12}):table/([a-zA-Z0-9_.-]{3,255})")
+
+
+def table_name(value: str) -> str:
+    """The table a TableName member names: a name (the request model checked it), or a
+    table ARN (arn:aws:dynamodb:region:account:table/NAME), whose NAME follows the same
+    rules: nothing else can name a table, or come to be one."""
+    if value.startswith("arn:"):
+        match = TABLE_ARN.fullmatch(value)
+        if match is None:
+            raise invalid_arn(value)
+        return match.group(3)
+    return value
+
+
+def invalid_arn(arn: str) -> errors.DynamoError:
+    return errors.validation(f"Invalid TableArn: Invalid ResourceArn provided as input {arn}")  # unverified
+
+
+def _noted(ctx: Context, table: Table) -> Table:
+    if ctx.table is None:
+        ctx.table = table
+    return table
+
+
+def _serves(ctx: Context, table: Table | None) -> bool:
+    """Whether the table serves data now (see Table.serves_from)."""
+    return table is not None and (not table.serves_from
+                                  or table.serves_from <= ctx.db.clock.now())
+
+
+async def serving(ctx: Context, value: str) -> Table:
+    """The table a data operation addresses: ResourceNotFound unless it serves data."""
+    table = await ctx.db.catalog.get(ctx.region, table_name(value))
+    if not _serves(ctx, table):
+        raise errors.resource_not_found()
+    return _noted(ctx, table)
+
+
+def held(ctx: Context, name: object) -> Table | None:
+    """The fast paths' resolver: the table of exactly this name if this process holds it
+    and it serves data; None sends the request the general way (which gives every
+    error)."""
+    if type(name) is not str:
+        return None
+    table = ctx.db.catalog.cached(ctx.region, name)
+    return _noted(ctx, table) if _serves(ctx, table) else None
+
+
+async def existing(ctx: Context, value: str) -> Table:
+    """The table a control-plane request addresses, in any status."""
+    name = table_name(value)
+    table = await ctx.db.catalog.get(ctx.region, name)
+    if table is None:
+        raise errors.table_not_found(name)
+    return _noted(ctx, table)
+
+
+async def by_arn(ctx: Context, arn: str) -> Table:
+    """The table a resource ARN names, in the request's region and account (tags)."""
+    match = TABLE_ARN.fullmatch(arn)
+    if match is None:
+        raise invalid_arn(arn)
+    region, account, name = match.groups()
+    table = None
+    if region == ctx.region and account == ctx.account:
+        table = await ctx.db.catalog.get(region, name)
+    if table is None:
+        raise errors.resource_not_found(f"Requested resource not found: ResourcArn: {arn} not found")
+    return _noted(ctx, table)
