@@ -26,57 +26,29 @@ TOTAL, INDEXES = "TOTAL", "INDEXES"
 READ, WRITE = "ReadCapacityUnits", "WriteCapacityUnits"
 
 
-def read_units(size: int, consistent: bool = False, transactional: bool = False) -> float:
-    """Units of `size` bytes read at once: 4 KB units rounded up, at least one; half for
-    an eventually consistent read, double for a transactional one."""
-    units = max(1, -(-size // READ_UNIT))
-    if transactional:
-        return units * 2.0
-    return float(units) if consistent else units / 2
-
-
-def write_units(size: int, transactional: bool = False) -> float:
-    """Units of one item of `size` bytes written: 1 KB units rounded up, at least one."""
-    units = max(1, -(-size // WRITE_UNIT))
-    return units * 2.0 if transactional else float(units)
-
-
-def index_write_units(before: int | None, after: int | None) -> float:
-    """Units of one index entry's change in place, from its sizes before and after
-    (None: no entry): a put or a delete is one write, a changed projection one of the
-    larger size. (A moved index key is a delete and a put, charged apart.)"""
-    if before is None:
-        return 0.0 if after is None else write_units(after)
-    if after is None:
-        return write_units(before)
-    return write_units(max(before, after))
-
-
 # Units spent on a table (index None) or one of its indexes, in one partition (hk,
 # None for a read across partitions: a Scan): (table, index, hk, units, write). A plain
 # tuple: one is made per item a request touches.
 Charge = Tuple["Table", Optional["Index"], Optional[bytes], float, bool]
 
 
-class Ledger:
-    """What one request spent, charge by charge in the order it spent them."""
+class Ledger(list):
+    """What one request spent: its Charges, in the order it spent them. A list, so
+    that making one per request costs next to nothing."""
 
-    __slots__ = ("charges",)
-
-    def __init__(self) -> None:
-        self.charges: list[Charge] = []
+    __slots__ = ()
 
     def read(self, table: Table, hk: bytes | None, size: int, consistent: bool,
              index: Index | None = None, transactional: bool = False) -> None:
-        self.charges.append((table, index, hk, read_units(size, consistent, transactional),
-                             False))
+        # read_units, inlined: this runs for every read of every request
+        units = -(-size // READ_UNIT) or 1
+        self.append((table, index, hk, units * 2.0 if transactional
+                     else float(units) if consistent else units / 2, False))
 
     def write(self, table: Table, hk: bytes | None, size: int, transactional: bool = False,
               index: Index | None = None) -> None:
-        self.charges.append((table, index, hk, write_units(size, transactional), True))
-
-    def write_index(self, table: Table, index: Index, hk: bytes, units: float) -> None:
-        self.charges.append((table, index, hk, units, True))
+        units = -(-size // WRITE_UNIT) or 1
+        self.append((table, index, hk, units * 2.0 if transactional else float(units), True))
 
     def consumed(self, mode: object, named: bool = False) -> list[dict] | None:
         """ConsumedCapacity of each table the request spent on, in order of first use,
@@ -87,7 +59,7 @@ class Ledger:
         if mode != TOTAL and mode != INDEXES:
             return None
         spent: dict[Table, dict] = {}
-        for table, index, _, units, write in self.charges:
+        for table, index, _, units, write in self:
             parts = spent.get(table)
             if parts is None:
                 parts = spent[table] = {None: [0.0, 0.0]}

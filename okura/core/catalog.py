@@ -119,6 +119,10 @@ class Catalog:
         forgets a table that has finished deleting)."""
         return self._cache.get((region, name))
 
+    def held(self) -> list[Table]:
+        """Every table this process holds (of every region): what metrics report on."""
+        return list(self._cache.values())
+
     async def names(self, region: str) -> list[str]:
         async with self.engine.reader() as unit:
             names = await unit.catalog_list(region)

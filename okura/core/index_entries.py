@@ -12,7 +12,7 @@ from __future__ import annotations
 import orjson
 
 from okura.core import collections
-from okura.core.capacity import Ledger, index_write_units
+from okura.core.capacity import Ledger
 from okura.core.catalog import CREATING, DELETING, Table
 from okura.core.indexes import Index
 from okura.errors import DynamoError
@@ -107,12 +107,15 @@ async def store(unit, table: Table, hk: bytes, rk: bytes, old: dict | None, new:
             if moved:
                 await unit.delete(index.id, before[0], before[1])
         if ledger is not None:
-            if moved and after is not None:  # a delete in one partition, a put in another
-                ledger.write_index(table, index, before[0], index_write_units(before_size, None))
-                ledger.write_index(table, index, after[0], index_write_units(None, after_size))
+            # Developer guide, "Global secondary indexes": an entry put or deleted is one
+            # write of its size, a moved index key two (a delete and a put, in their own
+            # partitions), a changed projection one of the larger size.
+            if moved and after is not None:
+                ledger.write(table, before[0], before_size or 0, index=index)
+                ledger.write(table, after[0], after_size or 0, index=index)
             else:
-                ledger.write_index(table, index, (after or before)[0],
-                                   index_write_units(before_size, after_size))
+                ledger.write(table, (after or before)[0],
+                             max(before_size or 0, after_size or 0), index=index)
         if not index.is_global:
             growth += (after_size or 0) - (before_size or 0)
     if not table.doc.get("LocalSecondaryIndexes"):

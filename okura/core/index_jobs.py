@@ -3,7 +3,8 @@ table, and dropping a deleted one, in the background while the server keeps serv
 
 UpdateTable records each job in the table's catalog document (private member
 "IndexJobs": {index name: {"Action": "Create" | "Delete", "Start": time, "After":
-[hk hex, rk hex] | null}}), so the job survives a restart and its progress is
+[hk hex, rk hex] | null, "Done": rows read, "Total": the table's rows when it began}}),
+so the job survives a restart and its progress is
 durable: a backfill indexes the table's rows in bounded chunks, each chunk in its
 own storage transaction, then records the position it reached. Writes maintain a
 CREATING index from the moment it is declared, so a row the backfill has passed
@@ -31,6 +32,16 @@ POLL = 0.05  # seconds between looks at a job not due yet (the clock may be move
 LEASE_TIME = 5.0  # seconds a node holds a table's jobs without renewing (every chunk)
 GLOBAL = "GlobalSecondaryIndexes"
 log = logging.getLogger("okura.index_jobs")
+
+
+def progress(job: dict) -> float:
+    """How far a backfill has come, in percent (OnlineIndexPercentageProgress): rows
+    read of the rows the table held when it began (rows written since count too, so
+    it stops at 100)."""
+    total = job.get("Total")
+    if not total:
+        return 0.0
+    return min(100.0, 100.0 * job.get("Done", 0) / total)
 
 
 class IndexJobs:
@@ -88,6 +99,8 @@ class IndexJobs:
             if await unit.catalog_version(table.id) != table.version:
                 self.db.catalog.invalidate(table.id)  # the next pass plans with the new one
                 raise CatalogChanged(table)
+            if "Total" not in job:  # for OnlineIndexPercentageProgress
+                job = dict(job, Total=(await unit.table_stats(table.id))[0])
             rows = await unit.scan(table.id, after, None, None, CHUNK)
             for hk, rk, _, _ in rows:
                 row = await unit.get(table.id, hk, rk, lock=True)
@@ -106,7 +119,8 @@ class IndexJobs:
             # an index added to a table says it is done backfilling; CreateTable's never do
             status = {"IndexStatus": ACTIVE, "Backfilling": False}
         else:
-            jobs[index_name] = dict(job, After=[rows[-1][0].hex(), rows[-1][1].hex()])
+            jobs[index_name] = dict(job, After=[rows[-1][0].hex(), rows[-1][1].hex()],
+                                    Done=job.get("Done", 0) + len(rows))
             status = {"IndexStatus": "CREATING", "Backfilling": True}
         _set_jobs(doc, jobs)
         doc[GLOBAL] = [_with_status(entry, status) if entry["IndexName"] == index_name

@@ -16,7 +16,6 @@ import orjson
 
 from okura import errors
 from okura.core import index_entries
-from okura.core.capacity import write_units
 from okura.core.catalog import CatalogChanged, Table
 from okura.core.context import Context
 from okura.core.streams import append as streams
@@ -160,20 +159,22 @@ async def write_all(ctx: Context, changes, wait: bool = True,
             await _check_catalog(unit, changes)
         steps = []
         refused = False
+        # Decode the current item only where something looks at it: a plain put into a
+        # table without indexes or stream needs only its size.
+        decode_all = not wait or engine.shared
         for change in changes:
-            hk, rk = change.at or change.table.locate(change.key)
+            table = change.table
+            hk, rk = change.at or table.locate(change.key)
             reason = None
             try:
-                row = await unit.get(change.table.id, hk, rk, lock=True, wait=wait)
+                row = await unit.get(table.id, hk, rk, lock=True, wait=wait)
             except Locked:
                 if wait:  # a single write met a transaction: the unit is unusable
                     raise errors.transaction_conflict() from None
                 row, reason = None, errors.transaction_conflict()
             old_size = 0 if row is None else row[0]
-            # Decode the current item only where something looks at it: a plain put
-            # into a table without indexes or stream needs only its size.
-            old = (None if row is None or not (change.needs_old or change.table.observes_old
-                                               or not wait or engine.shared)
+            old = (None if row is None or not (decode_all or change.needs_old
+                                               or table.observes_old)
                    else orjson.loads(row[1]))
             new, size = UNCHANGED, 0
             if reason is None:
@@ -181,7 +182,9 @@ async def write_all(ctx: Context, changes, wait: bool = True,
                     new, size = _decide(change, old)
                 except DynamoError as refusal:
                     reason = refusal
-            refused = refused or reason is not None
+                    refused = True
+            else:
+                refused = True
             steps.append((change, hk, rk, old, old_size, new, size, reason))
         if refused:
             raise Cancelled([step[7] for step in steps], [step[3] for step in steps],
@@ -189,14 +192,16 @@ async def write_all(ctx: Context, changes, wait: bool = True,
         ledger = ctx.ledger
         written, rows = [], []
         for change, hk, rk, old, old_size, new, size, _ in steps:
+            table = change.table
             if not change.by_service:  # TTL deletes are free
-                ledger.write(change.table, hk, max(old_size, old_size if new is UNCHANGED
-                                                   else size), transactional)
+                # the larger of the item before and after
+                ledger.write(table, hk, size if new is not UNCHANGED and size > old_size
+                             else old_size, transactional)
             if new is UNCHANGED:
                 written.append(Written(old, old))
-            elif new is not None and not change.table.observes_old:
+            elif new is not None and not table.observes_old:
                 # nothing follows from it (no index, no stream): stored with the others
-                rows.append((change.table.id, hk, rk, size, orjson.dumps(new)))
+                rows.append((table.id, hk, rk, size, orjson.dumps(new)))
                 written.append(Written(old, new))
             else:
                 written.append(Written(old, new, await _store(

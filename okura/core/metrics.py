@@ -2,18 +2,22 @@
 
 CloudWatch publishes each metric as statistics (SampleCount, Sum, Minimum, Maximum,
 Average) over periods; okura keeps the same over one-minute periods of its own
-clock, so moving the clock ends a period as it ends TTL waits. Each request adds a
-handful of samples to the current period's plain dicts (the request path pays a few
-dictionary updates); a scrape reads the last complete period (server/prometheus.py).
+clock, so moving the clock ends a period as it ends TTL waits. A scrape reads the last
+complete period, grouped by region and table name (server/prometheus.py).
 
-A key is (metric, region, table name, dimension): the dimension is the operation,
-the global secondary index ("" for the table) or "" where CloudWatch has none.
+The commonest request (it succeeded and spent on its table alone) only appends its
+latency and units to two arrays of its (table, operation, kind): one dict lookup. The
+arrays fold into the period's statistics in C (len, sum, min, max) once they hold
+FOLD samples and at every roll, so a sample may land in the period after its own by
+up to the second between rolls. Every other request is sampled at once.
+
 Every figure is this node's: on PostgreSQL each node counts what it served, and a
 dashboard sums the nodes (docs/metrics.md).
 """
 from __future__ import annotations
 
 import math
+from array import array
 from typing import TYPE_CHECKING
 
 from okura.errors import DynamoError
@@ -22,110 +26,214 @@ if TYPE_CHECKING:
     from okura.core.catalog import Table
     from okura.core.clock import Clock
     from okura.core.context import Context
+    from okura.core.indexes import Index
 
 PERIOD = 60.0  # seconds: CloudWatch's one-minute statistics
-LATENCY = "SuccessfulRequestLatency"
-READ_UNITS = "ConsumedReadCapacityUnits"
-WRITE_UNITS = "ConsumedWriteCapacityUnits"
-RETURNED = "ReturnedItemCount"
-USER_ERRORS = "UserErrors"
-SYSTEM_ERRORS = "SystemErrors"
+FOLD = 512  # samples an array holds before it folds
+# Operations whose ReturnedItemCount CloudWatch publishes.
+RETURNING = frozenset(("Query", "Scan", "ExecuteStatement"))
+# Every 400 is a UserError but a failed condition (and, once throttling exists, a
+# throttle), counted under a table metric of its own; a transaction conflict is both.
+CONDITION_FAILED_ERROR = "ConditionalCheckFailedException"
 CONDITION_FAILED = "ConditionalCheckFailedRequests"
 TRANSACTION_CONFLICT = "TransactionConflict"
-THROTTLED = "ThrottledRequests"
-READ_THROTTLES = "ReadThrottleEvents"
-WRITE_THROTTLES = "WriteThrottleEvents"
+SYSTEM_ERRORS = "SystemErrors"
 TTL_DELETED = "TimeToLiveDeletedItemCount"
-# Operations whose ReturnedItemCount CloudWatch publishes.
-_RETURNING = frozenset(("Query", "Scan", "ExecuteStatement"))
-# 400s that CloudWatch counts under their own metric rather than UserErrors.
-_OWN_METRIC = {"ConditionalCheckFailedException": CONDITION_FAILED,
-               "TransactionConflictException": TRANSACTION_CONFLICT}
 
-# One statistic set: [SampleCount, Sum, Minimum, Maximum].
+# A statistic set: [SampleCount, Sum, Minimum, Maximum]
 Stat = list
-Key = tuple[str, str, str, str]
 
 
-def _add(period: dict, key: Key, value: float) -> None:
-    stat = period.get(key)
-    if stat is None:
-        period[key] = [1, value, value, value]
-    else:
-        stat[0] += 1
-        stat[1] += value
-        if value < stat[2]:
-            stat[2] = value
-        elif value > stat[3]:
-            stat[3] = value
+def stat() -> Stat:
+    return [0, 0.0, math.inf, -math.inf]
+
+
+def _sample(stat: Stat, value: float) -> None:
+    stat[0] += 1
+    stat[1] += value
+    if value < stat[2]:
+        stat[2] = value
+    if value > stat[3]:
+        stat[3] = value
+
+
+class Spent:
+    """One table's samples in one period."""
+
+    __slots__ = ("read", "write", "indexes", "operations", "counts")
+
+    def __init__(self) -> None:
+        self.read = stat()  # ConsumedReadCapacityUnits of the table itself, per request
+        self.write = stat()
+        # (global secondary index, write): its consumed units, per request
+        self.indexes: dict[tuple[Index, bool], Stat] = {}
+        # operation: [latency statistics in ms, ReturnedItemCount statistics]
+        self.operations: dict[str, tuple[Stat, Stat]] = {}
+        # (metric, operation or ""): a count (errors, TTL deletions)
+        self.counts: dict[tuple[str, str], int] = {}
+
+
+class Period:
+    """What a period saw: per table object, and UserErrors per region (CloudWatch's
+    UserErrors has no table)."""
+
+    __slots__ = ("tables", "user_errors")
+
+    def __init__(self) -> None:
+        self.tables: dict[Table, Spent] = {}
+        self.user_errors: dict[str, int] = {}
+
+    def spent(self, table: Table) -> Spent:
+        spent = self.tables.get(table)
+        if spent is None:
+            spent = self.tables[table] = Spent()
+        return spent
+
+
+# Samples not yet folded, per (table, operation, write): (latencies in seconds, units,
+# ReturnedItemCount)
+Pending = tuple[array, array, array]
+
+
+def _fold(samples: Stat, values: array, scale: float = 1.0) -> None:
+    """Add an array of samples to a statistic set (`scale`: a unit change)."""
+    samples[0] += len(values)
+    samples[1] += sum(values) * scale
+    samples[2] = min(samples[2], min(values) * scale)
+    samples[3] = max(samples[3], max(values) * scale)
 
 
 class Metrics:
-    __slots__ = ("clock", "period", "current", "last")
+    __slots__ = ("clock", "number", "current", "last", "pending")
 
     def __init__(self, clock: Clock):
         self.clock = clock
-        self.period = self._period_now()
-        self.current: dict[Key, Stat] = {}  # the period under way
-        self.last: dict[Key, Stat] = {}  # the last complete one
+        self.number = self._number_now()
+        self.current = Period()  # the period under way
+        self.last = Period()  # the last complete one
+        self.pending: dict[tuple[Table, str, bool], Pending] = {}
 
-    def _period_now(self) -> int:
+    def _number_now(self) -> int:
         return math.floor(self.clock.now() / PERIOD)
 
     def roll(self) -> None:
         """Start a new period if the clock has left the current one (called every
         second, and before a scrape)."""
-        period = self._period_now()
-        if period != self.period:
+        for key, pending in self.pending.items():
+            if pending[0]:
+                self._fold(key, pending)
+        number = self._number_now()
+        if number != self.number:
             # a period that saw no request is an empty one
-            self.last = self.current if period == self.period + 1 else {}
-            self.current = {}
-            self.period = period
+            self.last = self.current if number == self.number + 1 else Period()
+            self.current = Period()
+            self.number = number
 
     def request(self, ctx: Context, seconds: float, error: DynamoError | None) -> None:
         """Count one finished DynamoDB request: what its ledger spent, and its outcome
         (`error` None: it succeeded, in `seconds`)."""
-        current = self.current
-        charges = ctx.ledger.charges
-        if len(charges) == 1:
+        charges = ctx.ledger
+        if error is None and len(charges) == 1:
             table, index, _, units, write = charges[0]
-            _add(current, (WRITE_UNITS if write else READ_UNITS, table.region, table.name,
-                           "" if index is None or not index.is_global else index.name), units)
-        elif charges:
-            spent: dict[Key, float] = {}
-            for table, index, _, units, write in charges:
-                key = (WRITE_UNITS if write else READ_UNITS, table.region, table.name,
-                       "" if index is None or not index.is_global else index.name)
-                spent[key] = spent.get(key, 0.0) + units
-            for key, units in spent.items():
-                _add(current, key, units)
+            if index is None and table is ctx.table:
+                key = (table, ctx.operation, write)
+                pending = self.pending.get(key)
+                if pending is None:
+                    pending = self.pending[key] = (array("d"), array("d"), array("d"))
+                pending[0].append(seconds)
+                pending[1].append(units)
+                if key[1] in RETURNING:
+                    pending[2].append(ctx.returned)
+                if len(pending[0]) >= FOLD:
+                    self._fold(key, pending)
+                return
+        self._sample(ctx, seconds, error)
+
+    def _fold(self, key: tuple[Table, str, bool], pending: Pending) -> None:
+        table, operation, write = key
+        spent = self.current.spent(table)
+        latencies, units, returned = pending
+        _fold(spent.write if write else spent.read, units)
+        samples = spent.operations.get(operation)
+        if samples is None:
+            samples = spent.operations[operation] = (stat(), stat())
+        _fold(samples[0], latencies, 1000.0)
+        if returned:
+            _fold(samples[1], returned)
+        for values in pending:
+            del values[:]
+
+    def _sample(self, ctx: Context, seconds: float, error: DynamoError | None) -> None:
+        """Sample a request other than the commonest at once."""
         table = ctx.table
-        operation = ctx.operation
+        if table is None:  # refused before it named a table (or names none)
+            if error is not None and error.status < 500:
+                errors = self.current.user_errors
+                errors[ctx.region] = errors.get(ctx.region, 0) + 1
+            return
+        period = self.current
+        spent = period.tables.get(table) or period.spent(table)
+        charges = ctx.ledger
+        tables = (table,)
+        if len(charges) == 1 and charges[0][0] is table and charges[0][1] is None:
+            charge = charges[0]  # the commonest request: one charge, on the table itself
+            _sample(spent.write if charge[4] else spent.read, charge[3])
+        elif charges:
+            tables = self._charges(ctx)
         if error is None:
-            if table is not None and charges:
-                _add(current, (LATENCY, table.region, table.name, operation), seconds * 1000.0)
-                if operation in _RETURNING:
-                    _add(current, (RETURNED, table.region, table.name, operation), ctx.returned)
+            if charges:
+                operation = ctx.operation
+                for charged in tables:
+                    samples = period.spent(charged).operations.get(operation)
+                    if samples is None:
+                        samples = period.spent(charged).operations[operation] = (stat(), stat())
+                    _sample(samples[0], seconds * 1000.0)
+                    if operation in RETURNING:
+                        _sample(samples[1], ctx.returned)
             return
         if error.status >= 500:
-            if table is not None:
-                _add(current, (SYSTEM_ERRORS, table.region, table.name, operation), 1)
+            self._count(spent, SYSTEM_ERRORS, ctx.operation)
             return
-        own = _OWN_METRIC.get(error.name)
-        if own is None and error.name == "TransactionCanceledException" and any(
-                reason.get("Code") == "TransactionConflict"
-                for reason in (error.extra or {}).get("CancellationReasons", ())):
-            own = TRANSACTION_CONFLICT
-        if own is not None and table is not None:
-            _add(current, (own, table.region, table.name, ""), 1)
-        else:
-            _add(current, (USER_ERRORS, ctx.region, "", ""), 1)
+        if error.name == CONDITION_FAILED_ERROR:  # not a UserError (CloudWatch's page)
+            self._count(spent, CONDITION_FAILED, "")
+            return
+        errors = period.user_errors
+        errors[ctx.region] = errors.get(ctx.region, 0) + 1
+        if error.name == "TransactionConflictException" or (
+                error.name == "TransactionCanceledException" and any(
+                    reason.get("Code") == "TransactionConflict"
+                    for reason in (error.extra or {}).get("CancellationReasons", ()))):
+            self._count(spent, TRANSACTION_CONFLICT, "")
+
+    def _charges(self, ctx: Context) -> tuple[Table, ...]:
+        """Sample a request's charges, summed per table, index and kind; the tables it
+        spent on, in order of first use."""
+        summed: dict[tuple[Table, Index | None, bool], float] = {}
+        for table, index, _, units, write in ctx.ledger:
+            key = (table, index if index is not None and index.is_global else None, write)
+            summed[key] = summed.get(key, 0.0) + units
+        period = self.current
+        for (table, index, write), units in summed.items():
+            spent = period.spent(table)
+            if index is None:
+                _sample(spent.write if write else spent.read, units)
+            else:
+                samples = spent.indexes.get((index, write))
+                if samples is None:
+                    samples = spent.indexes[index, write] = stat()
+                _sample(samples, units)
+        return tuple(dict.fromkeys(table for table, _, _ in summed))
+
+    @staticmethod
+    def _count(spent: Spent, metric: str, operation: str) -> None:
+        key = (metric, operation)
+        spent.counts[key] = spent.counts.get(key, 0) + 1
 
     def expired(self, table: Table) -> None:
         """TTL deleted one item of `table`."""
-        _add(self.current, (TTL_DELETED, table.region, table.name, ""), 1)
+        self._count(self.current.spent(table), TTL_DELETED, "")
 
-    def snapshot(self) -> dict[Key, Stat]:
-        """The last complete period's statistics."""
+    def complete(self) -> Period:
+        """The last complete period."""
         self.roll()
         return self.last

@@ -55,8 +55,14 @@ def held(ctx: Context, name: object) -> Table | None:
     error)."""
     if type(name) is not str:
         return None
-    table = ctx.db.catalog.cached(ctx.region, name)
-    return _noted(ctx, table) if _serves(ctx, table) else None
+    db = ctx.db
+    table = db.catalog.cached(ctx.region, name)
+    # _serves and _noted, inlined: the hot operations' every request passes here
+    if table is None or (table.serves_from and table.serves_from > db.clock.now()):
+        return None
+    if ctx.table is None:
+        ctx.table = table
+    return table
 
 
 async def existing(ctx: Context, value: str) -> Table:

@@ -34,6 +34,7 @@ class App:
         self.request_ids = request_ids()
         self.connections: set[HttpProtocol] = set()
         self.outbox = Outbox()
+        self.metrics = db.metrics
 
     async def dispatch(self, request: Request, raw: bytes) -> tuple[int, bytes]:
         """Run one DynamoDB request; every failure becomes DynamoDB's error reply. Its
@@ -72,7 +73,7 @@ class App:
             error = errors.internal_server_error()
             return error.status, error.body()
         finally:
-            self.db.metrics.request(request, perf_counter() - started, error)
+            self.metrics.request(request, perf_counter() - started, error)
 
     async def _rerun(self, handler, request: Request, body: dict, changed: CatalogChanged):
         """Another node changed the table while this request planned its write; nothing

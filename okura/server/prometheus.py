@@ -1,13 +1,139 @@
 """GET /metrics: this node's DynamoDB metrics in Prometheus's text format, named as the
 Prometheus CloudWatch exporter names DynamoDB's CloudWatch metrics, so dashboards
-built on it work unchanged (docs/metrics.md)."""
+built on it work unchanged (docs/metrics.md).
+
+The exporter turns each CloudWatch metric and statistic into a gauge named
+aws_dynamodb_<metric in snake case>_<statistic> (sum, sample_count, average, minimum,
+maximum) holding the statistic over the last complete period, labelled job, instance
+and the metric's dimensions in snake case (table_name, operation,
+global_secondary_index_name); okura adds region, since one okura serves them all.
+"""
 from __future__ import annotations
 
+import math
 import re
+from typing import Iterator
+
+from okura.core import metrics
+from okura.core.catalog import Table
+from okura.core.database import Database
+from okura.core.index_jobs import progress
 
 PATH = b"/metrics"
 CONTENT_TYPE = b"text/plain; version=0.0.4; charset=utf-8"
+_STATISTICS = (("sum", "Sum"), ("sample_count", "SampleCount"), ("average", "Average"),
+               ("minimum", "Minimum"), ("maximum", "Maximum"))
+_DIMENSIONS = {"table_name": "TableName", "operation": "Operation",
+               "global_secondary_index_name": "GlobalSecondaryIndexName"}
+_UNITS = {"SuccessfulRequestLatency": "Milliseconds", "OnlineIndexPercentageProgress": "Percent"}
+GLOBAL = "GlobalSecondaryIndexes"
+
+# (CloudWatch metric, labels other than job and instance) -> statistic set
+Series = dict[tuple[str, tuple[tuple[str, str], ...]], metrics.Stat]
 
 
-def page(db) -> bytes:
-    return b""
+def snake(name: str) -> str:
+    """The exporter's snake case: ConsumedReadCapacityUnits -> consumed_read_capacity_units."""
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
+
+
+def page(db: Database) -> bytes:
+    series: Series = {}
+    period = db.metrics.complete()
+    for table, spent in period.tables.items():
+        _spent(series, table, spent)
+    for region, count in period.user_errors.items():
+        _merge(series, "UserErrors", (("region", region),), [count, count, 1, 1])
+    for table in db.catalog.held():
+        _settings(series, table)
+    return "".join(_render(series)).encode()
+
+
+def _labels(table: Table, **dimensions: str) -> tuple[tuple[str, str], ...]:
+    return (("table_name", table.name), *dimensions.items(), ("region", table.region))
+
+
+def _merge(series: Series, metric: str, labels: tuple, stat: metrics.Stat) -> None:
+    """Add a statistic set to a series (several table objects, one per version of a
+    table's document, may have counted one table)."""
+    if not stat[0]:
+        return
+    held = series.get((metric, labels))
+    if held is None:
+        series[metric, labels] = list(stat)
+    else:
+        held[0] += stat[0]
+        held[1] += stat[1]
+        held[2] = min(held[2], stat[2])
+        held[3] = max(held[3], stat[3])
+
+
+def _spent(series: Series, table: Table, spent: metrics.Spent) -> None:
+    table_only = _labels(table)
+    _merge(series, "ConsumedReadCapacityUnits", table_only, spent.read)
+    _merge(series, "ConsumedWriteCapacityUnits", table_only, spent.write)
+    for (index, write), stat in spent.indexes.items():
+        _merge(series, "ConsumedWriteCapacityUnits" if write else "ConsumedReadCapacityUnits",
+               _labels(table, global_secondary_index_name=index.name), stat)
+    for operation, (latency, returned) in spent.operations.items():
+        labels = _labels(table, operation=operation)
+        _merge(series, "SuccessfulRequestLatency", labels, latency)
+        _merge(series, "ReturnedItemCount", labels, returned)
+        # no throttling yet: requests are never refused for capacity
+        _merge(series, "ThrottledRequests", labels, [1, 0.0, 0.0, 0.0])
+    for (metric, operation), count in spent.counts.items():
+        labels = _labels(table, operation=operation) if operation else table_only
+        _merge(series, metric, labels, [count, count, 1, 1])
+    for metric in ("ReadThrottleEvents", "WriteThrottleEvents"):
+        _merge(series, metric, table_only, [1, 0.0, 0.0, 0.0])
+
+
+def _settings(series: Series, table: Table) -> None:
+    """What CloudWatch reports of a table's settings: its provisioned capacity (tables
+    billed per request have none) and the progress of its indexes being built."""
+    doc = table.doc
+    provisioned = doc.get("BillingModeSummary", {}).get("BillingMode") != "PAY_PER_REQUEST"
+    owners = [(table, {}, doc)] + [(table, {"global_secondary_index_name": index["IndexName"]},
+                                    index) for index in doc.get(GLOBAL, ())]
+    for owner, dimensions, settings in owners:
+        labels = _labels(owner, **dimensions)
+        throughput = settings.get("ProvisionedThroughput")
+        if provisioned and throughput:
+            for kind in ("Read", "Write"):
+                units = throughput.get(f"{kind}CapacityUnits", 0)
+                _merge(series, f"Provisioned{kind}CapacityUnits", labels,
+                       [1, units, units, units])
+    for name, job in doc.get("IndexJobs", {}).items():
+        if job.get("Action") == "Create":
+            done = progress(job)
+            _merge(series, "OnlineIndexPercentageProgress",
+                   _labels(table, global_secondary_index_name=name), [1, done, done, done])
+
+
+def _render(series: Series) -> Iterator[str]:
+    by_metric: dict[str, list] = {}
+    for (metric, labels), stat in sorted(series.items()):
+        by_metric.setdefault(metric, []).append((labels, stat))
+    for metric, entries in by_metric.items():
+        dimensions = ", ".join(_DIMENSIONS[name] for name, _ in entries[0][0]
+                               if name in _DIMENSIONS)
+        for suffix, statistic in _STATISTICS:
+            name = f"aws_dynamodb_{snake(metric)}_{suffix}"
+            yield (f"# HELP {name} CloudWatch metric AWS/DynamoDB {metric} Dimensions: "
+                   f"[{dimensions}] Statistic: {statistic} Unit: {_UNITS.get(metric, 'Count')}\n"
+                   f"# TYPE {name} gauge\n")
+            for labels, (count, total, low, high) in entries:
+                value = {"sum": total, "sample_count": count, "average": total / count,
+                         "minimum": low, "maximum": high}[suffix]
+                shown = "".join(f',{key}="{_escape(text)}"' for key, text in labels)
+                yield f'{name}{{job="aws_dynamodb",instance=""{shown}}} {_number(value)}\n'
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+def _number(value: float) -> str:
+    if math.isinf(value):
+        return "+Inf" if value > 0 else "-Inf"
+    return repr(float(value))

@@ -12,8 +12,6 @@ from okura.values.validation import binary_length
 MAX_ITEM_SIZE = 400 * 1024
 ITEM_TOO_LARGE = "Item size has exceeded the maximum allowed size"
 UPDATE_TOO_LARGE = "Item size to update has exceeded the maximum allowed size"
-READ_UNIT = 4096
-WRITE_UNIT = 1024
 _CONTAINER_OVERHEAD = 3  # a List or Map, whatever it holds
 _ELEMENT_OVERHEAD = 1  # each element of a List or Map
 
@@ -70,18 +68,3 @@ def check_item_size(item: dict, message: str = ITEM_TOO_LARGE, size: int | None 
     if size > MAX_ITEM_SIZE:
         raise errors.validation(message)
     return size
-
-
-def read_units(size: int, consistent: bool = False, transactional: bool = False) -> float:
-    """Read capacity for `size` bytes read in one request: 4 KB units rounded up, at least one;
-    half for eventually consistent reads, double for transactional ones."""
-    units = max(1, -(-size // READ_UNIT))
-    if transactional:
-        return units * 2.0
-    return float(units) if consistent else units / 2
-
-
-def write_units(size: int, transactional: bool = False) -> float:
-    """Write capacity for one item of `size` bytes: 1 KB units rounded up, at least one."""
-    units = max(1, -(-size // WRITE_UNIT))
-    return units * 2.0 if transactional else float(units)

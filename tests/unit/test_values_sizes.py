@@ -4,8 +4,8 @@ from hypothesis import strategies as st
 
 from okura.errors import DynamoError
 from okura.values.sizes import (
-    ITEM_TOO_LARGE, MAX_ITEM_SIZE, UPDATE_TOO_LARGE, check_item_size, item_size, number_size, read_units,
-    value_size, write_units,
+    ITEM_TOO_LARGE, MAX_ITEM_SIZE, UPDATE_TOO_LARGE, check_item_size, item_size, number_size,
+    value_size,
 )
 
 
@@ -49,25 +49,3 @@ def test_item_size_limit_is_400_kb():
     with pytest.raises(DynamoError) as caught:
         check_item_size(too_large, UPDATE_TOO_LARGE)
     assert caught.value.message == "Item size to update has exceeded the maximum allowed size"
-
-
-# Developer guide, read/write capacity mode: reads in 4 KB units, writes in 1 KB units, rounded up;
-# eventually consistent reads cost half, transactional reads and writes double.
-@pytest.mark.parametrize("size, consistent, transactional, units", [
-    (0, True, False, 1.0),
-    (3500, True, False, 1.0),
-    (3500, False, False, 0.5),
-    (4096, True, False, 1.0),
-    (4097, True, False, 2.0),
-    (8 * 1024, False, False, 1.0),
-    (4096, False, True, 2.0),
-])
-def test_read_units(size, consistent, transactional, units):
-    assert read_units(size, consistent, transactional) == units
-
-
-@pytest.mark.parametrize("size, transactional, units", [
-    (0, False, 1.0), (1024, False, 1.0), (1025, False, 2.0), (1536, False, 2.0), (2048, True, 4.0),
-])
-def test_write_units(size, transactional, units):
-    assert write_units(size, transactional) == units
