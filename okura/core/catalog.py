@@ -119,6 +119,16 @@ class Catalog:
         forgets a table that has finished deleting)."""
         return self._cache.get((region, name))
 
+    async def stats(self, ids: tuple[int, ...]) -> dict[int, tuple[int, int]]:
+        """(row count, summed sizes) of tables and indexes, read together."""
+        async with self.engine.reader() as unit:
+            return {tid: await unit.table_stats(tid) for tid in ids}
+
+    async def new_id(self) -> int:
+        """A row-space id for an index added to a table."""
+        async with self.engine.transaction() as unit:
+            return await unit.new_id()
+
     def held(self) -> list[Table]:
         """Every table this process holds (of every region): what metrics report on."""
         return list(self._cache.values())

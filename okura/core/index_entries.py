@@ -32,7 +32,7 @@ def _key_schemas(index: Index) -> list[list[tuple[str, str]]]:
     return [[part] for part in index.hash_keys] + [[first, part] for part in index.range_keys]
 
 
-def check(table: Table, item: dict) -> None:
+def check_keys(table: Table, item: dict) -> None:
     """DynamoDB's rules on the index key attributes an item carries. An index being
     created refuses nothing: "after the backfill phase completes, all writes to items
     that violate the new index key schema will be rejected" (developer guide); until
@@ -76,7 +76,7 @@ def entry(index: Index, table: Table, item: dict, hk: bytes,
     return located[0], located[1], projected(index, table, item)
 
 
-async def put(unit, index: Index, found: tuple[bytes, bytes, dict]) -> int:
+async def store_entry(unit, index: Index, found: tuple[bytes, bytes, dict]) -> int:
     """Store an entry (as `entry` found it); returns its size."""
     size = item_size(found[2])
     await unit.put(index.id, found[0], found[1], size, orjson.dumps(found[2]))
@@ -100,7 +100,7 @@ async def store(unit, table: Table, hk: bytes, rk: bytes, old: dict | None, new:
             continue
         after_size = before_size = None
         if after is not None:
-            after_size = await put(unit, index, after)
+            after_size = await store_entry(unit, index, after)
         moved = before is not None and (after is None or before[:2] != after[:2])
         if before is not None:
             before_size = item_size(before[2])

@@ -111,7 +111,7 @@ class IndexJobs:
                     continue  # an index key violation stays out of the index
                 found = index_entries.entry(index, table, item, hk, rk)
                 if found is not None:
-                    await index_entries.put(unit, index, found)
+                    await index_entries.store_entry(unit, index, found)
         doc = dict(table.doc)
         jobs = dict(doc["IndexJobs"])
         if len(rows) < CHUNK:

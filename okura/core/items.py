@@ -74,7 +74,7 @@ class Cancelled(Exception):
         self.old_sizes = old_sizes
 
 
-async def get(ctx: Context, table: Table, key: dict, consistent: bool) -> bytes | None:
+async def fetch(ctx: Context, table: Table, key: dict, consistent: bool) -> bytes | None:
     """The stored wire JSON of an item, undecoded (GetItem, BatchGetItem, PartiQL)."""
     hk, rk = table.locate(key)
     row = await ctx.db.engine.read_one(table.id, hk, rk)
@@ -138,7 +138,7 @@ def _decide(change: Change, old: dict | None) -> tuple:
         return new, 0
     size = check_item_size(new, change.too_large, change.new_size)
     if change.table.indexes:
-        index_entries.check(change.table, new)
+        index_entries.check_keys(change.table, new)
     return new, size
 
 

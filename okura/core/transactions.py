@@ -70,7 +70,7 @@ def _conflicts(count: int) -> DynamoError:
     return errors.transaction_canceled([conflict] * count)
 
 
-async def write(ctx: Context, changes: list[items.Change], token: str | None = None,
+async def transact_write(ctx: Context, changes: list[items.Change], token: str | None = None,
                 outcome: Callable[[list[items.Written]], bytes] | None = None
                 ) -> list[items.Written]:
     """Run a write transaction: all changes or none. A refused change cancels it with
@@ -99,7 +99,7 @@ async def write(ctx: Context, changes: list[items.Change], token: str | None = N
         raise
 
 
-async def read(ctx: Context, targets: list[tuple[Table, dict]]) -> list[bytes | None]:
+async def transact_get(ctx: Context, targets: list[tuple[Table, dict]]) -> list[bytes | None]:
     """The stored documents of several items from one committed state, each billed as
     a transactional read; an item that a write transaction holds cancels the read with
     TransactionConflict."""

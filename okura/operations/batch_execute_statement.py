@@ -43,7 +43,7 @@ def _prepared(entry: dict):
 async def _one(ctx, entry: dict, stmt) -> dict:
     if type(stmt) is partiql.Select:
         table, key = await partiql_statements.key_target(ctx, stmt)
-        raw = await items.get(ctx, table, key, bool(entry.get("ConsistentRead")))
+        raw = await items.fetch(ctx, table, key, bool(entry.get("ConsistentRead")))
         found = partiql_statements.selected(ctx, stmt, raw)
         return {"TableName": table.name} if found is None else {"TableName": table.name,
                                                                  "Item": found}

@@ -9,7 +9,7 @@ from okura import errors, expressions, shapes
 from okura.core import items, resolve
 from okura.expressions import legacy
 from okura.operations.shared.batch_keys import DistinctKeys
-from okura.operations.shared.single_item import resolver
+from okura.operations.shared.single_item import placeholders
 from okura.values import key_rules, sizes, validation
 
 MAX_KEYS = 100
@@ -19,7 +19,7 @@ REPLY_BYTES = 16 * 1024 * 1024
 def _projection(wanted: dict):
     """The table's ProjectionExpression, or its legacy AttributesToGet, or None."""
     legacy.check_mixing(wanted, "GetItem")
-    names_resolver = resolver(wanted, ("ProjectionExpression",))
+    names_resolver = placeholders(wanted, ("ProjectionExpression",))
     text = wanted.get("ProjectionExpression")
     projection = None if text is None else expressions.projection(text, names_resolver)
     names_resolver.finish()
@@ -49,7 +49,7 @@ async def handle(ctx, body: dict) -> dict:
         found = responses[name] = []
         consistent = bool(wanted.get("ConsistentRead"))
         for position, key in enumerate(wanted["Keys"]):
-            raw = None if replied > REPLY_BYTES else await items.get(ctx, table, key, consistent)
+            raw = None if replied > REPLY_BYTES else await items.fetch(ctx, table, key, consistent)
             if raw is not None:
                 item = orjson.loads(raw)
                 replied += sizes.item_size(item)

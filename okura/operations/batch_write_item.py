@@ -33,7 +33,7 @@ def _plain(ctx, body: dict) -> list[tuple] | None:
             put, delete = write.get("PutRequest"), write.get("DeleteRequest")
             if type(put) is dict and len(put) == 1:
                 item = put.get("Item")
-                size = plain.item_size(item, pending)
+                size = plain.sized_item(item, pending)
                 if (size is None or size > sizes.MAX_ITEM_SIZE
                         or not plain.item_keys(item, table.schema, pending)):
                     return None
@@ -49,7 +49,7 @@ def _plain(ctx, body: dict) -> list[tuple] | None:
         if item is not None:
             if table.indexes:
                 try:
-                    index_entries.check(table, item)
+                    index_entries.check_keys(table, item)
                 except errors.DynamoError:
                     return None
             key = table.key_of(item)
@@ -84,7 +84,7 @@ async def _checked(ctx, body: dict) -> list[tuple]:
                 key_rules.check_item_keys(item, table.schema)
                 size = sizes.check_item_size(item)
                 if table.indexes:
-                    index_entries.check(table, item)
+                    index_entries.check_keys(table, item)
                 key = table.key_of(item)
             else:
                 item, key, size = None, delete["Key"], None
@@ -101,8 +101,8 @@ async def handle(ctx, body: dict) -> dict:
         shapes.check("BatchWriteItem", body)
         planned = await _checked(ctx, body)
     metrics: dict[str, list] = {}
-    changes = [write_actions.put(table, item, None, body, size, at) if item is not None
-               else write_actions.delete(table, key, None, body)
+    changes = [write_actions.put_change(table, item, None, body, size, at) if item is not None
+               else write_actions.delete_change(table, key, None, body)
                for table, key, item, size, at in planned]
     for (table, key, *_), written in zip(planned, await items.write_each(ctx, changes)):
         collection = item_collection_metrics(table, body, key, written.collection_size)

@@ -4,8 +4,9 @@ from __future__ import annotations
 from okura import shapes
 from okura.core import items, resolve
 from okura.operations.shared import write_actions
-from okura.operations.shared.single_item import (check_key, item_collection_metrics, old_or_none, reply, write_expressions)
-from okura.values import validation
+from okura.operations.shared.single_item import (item_collection_metrics, old_or_none, reply,
+                                                 write_expressions)
+from okura.values import key_rules, validation
 
 
 async def handle(ctx, body: dict):
@@ -15,8 +16,8 @@ async def handle(ctx, body: dict):
     return_values = old_or_none(body)
     condition, _ = write_expressions(body, "DeleteItem")
     table = await resolve.serving(ctx, body["TableName"])
-    check_key(table, key)
-    written = await items.write(ctx, write_actions.delete(table, key, condition, body))
+    key_rules.check_key(key, table.schema)
+    written = await items.write(ctx, write_actions.delete_change(table, key, condition, body))
     return reply(written.old if return_values == "ALL_OLD" else None,
                  ConsumedCapacity=ctx.ledger.consumed_one(body.get("ReturnConsumedCapacity")),
                  ItemCollectionMetrics=item_collection_metrics(

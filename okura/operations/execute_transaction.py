@@ -27,12 +27,13 @@ async def handle(ctx, body: dict):
     actions = [await partiql_statements.write_change(ctx, stmt, entry)
                for stmt, entry in zip(statements, entries)]
     write_actions.check_unique(actions)
-    return await transact_write_items.run(ctx, body, "ExecuteTransaction", entries, actions)
+    return await transact_write_items.run_transaction(ctx, body, "ExecuteTransaction", entries,
+                                                      actions)
 
 
 async def _read(ctx, body: dict, statements: list) -> dict:
     targets = [await partiql_statements.key_target(ctx, stmt) for stmt in statements]
-    docs = await transactions.read(ctx, targets)
+    docs = await transactions.transact_get(ctx, targets)
     responses = []
     for stmt, doc in zip(statements, docs):
         found = partiql_statements.selected(ctx, stmt, doc)

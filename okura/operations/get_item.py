@@ -6,8 +6,8 @@ import orjson
 from okura import expressions, shapes
 from okura.expressions import legacy
 from okura.core import items, resolve
-from okura.operations.shared.single_item import check_key, plain_table, resolver
-from okura.values import plain, validation
+from okura.operations.shared.single_item import plain_table, placeholders
+from okura.values import key_rules, plain, validation
 
 _EMPTY = b"{}"
 _PLAIN = frozenset(("TableName", "Key", "ConsistentRead"))
@@ -20,20 +20,20 @@ async def handle(ctx, body: dict):
             and type(consistent) is bool):
         plain.apply(pending)
         # The commonest form, known valid: straight to storage.
-        return _whole(await items.get(ctx, table, body["Key"], consistent))
+        return _whole(await items.fetch(ctx, table, body["Key"], consistent))
     shapes.check("GetItem", body)
     key = body["Key"]
     validation.check_item(key)
     legacy.check_mixing(body, "GetItem")
-    names = resolver(body, ("ProjectionExpression",), takes_values=False)
+    names = placeholders(body, ("ProjectionExpression",), takes_values=False)
     text = body.get("ProjectionExpression")
     attributes = body.get("AttributesToGet")
     projection = (expressions.projection(text, names) if text is not None
                   else None if attributes is None else legacy.projection(attributes))
     names.finish()
     table = await resolve.serving(ctx, body["TableName"])
-    check_key(table, key)
-    raw = await items.get(ctx, table, key, bool(body.get("ConsistentRead")))
+    key_rules.check_key(key, table.schema)
+    raw = await items.fetch(ctx, table, key, bool(body.get("ConsistentRead")))
     capacity = ctx.ledger.consumed_one(body.get("ReturnConsumedCapacity"))
     if projection is None and capacity is None:
         return _whole(raw)

@@ -4,7 +4,8 @@ from __future__ import annotations
 from okura import shapes
 from okura.core import items, resolve
 from okura.operations.shared import write_actions
-from okura.operations.shared.single_item import (item_collection_metrics, old_or_none, plain_table, reply, write_expressions)
+from okura.operations.shared.single_item import (item_collection_metrics, old_or_none,
+                                                 plain_table, reply, write_expressions)
 from okura.values import key_rules, plain, validation
 from okura.values.sizes import MAX_ITEM_SIZE
 
@@ -16,11 +17,11 @@ async def handle(ctx, body: dict):
     if table is not None:
         # The commonest form: a flat item, checked and sized in one walk.
         item, pending = body.get("Item"), []
-        size = plain.item_size(item, pending)
+        size = plain.sized_item(item, pending)
         if (size is not None and size <= MAX_ITEM_SIZE
                 and plain.item_keys(item, table.schema, pending)):
             plain.apply(pending)
-            await items.write(ctx, write_actions.put(table, item, None, body, size))
+            await items.write(ctx, write_actions.put_change(table, item, None, body, size))
             return b"{}"
     shapes.check("PutItem", body)
     item = body["Item"]
@@ -29,7 +30,7 @@ async def handle(ctx, body: dict):
     condition, _ = write_expressions(body, "PutItem")
     table = await resolve.serving(ctx, body["TableName"])
     key_rules.check_item_keys(item, table.schema)
-    written = await items.write(ctx, write_actions.put(table, item, condition, body))
+    written = await items.write(ctx, write_actions.put_change(table, item, condition, body))
     return reply(written.old if return_values == "ALL_OLD" else None,
                  ConsumedCapacity=ctx.ledger.consumed_one(body.get("ReturnConsumedCapacity")),
                  ItemCollectionMetrics=item_collection_metrics(

@@ -6,7 +6,7 @@ from okura.expressions import legacy
 from okura.core import reads, resolve
 from okura.operations.shared import key_condition
 from okura.operations.shared.paged_reads import Reading, compile_expressions, requested_select
-from okura.operations.shared.single_item import resolver
+from okura.operations.shared.single_item import placeholders
 
 _EXPRESSIONS = ("KeyConditionExpression", "FilterExpression", "ProjectionExpression")
 
@@ -21,7 +21,7 @@ async def handle(ctx, body: dict):
         raise errors.validation(
             "Either the KeyConditions or KeyConditionExpression parameter must be specified in "
             "the request.")
-    names = resolver(body, _EXPRESSIONS)
+    names = placeholders(body, _EXPRESSIONS)
     condition = (legacy.key_condition(conditions) if text is None
                  else expressions.key_condition(text, names))
     filter_, projection = compile_expressions(body, names, "QueryFilter")

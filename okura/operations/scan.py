@@ -6,7 +6,7 @@ from okura import errors, shapes
 from okura.expressions import legacy
 from okura.core import reads, resolve
 from okura.operations.shared.paged_reads import Reading, compile_expressions, requested_select
-from okura.operations.shared.single_item import resolver
+from okura.operations.shared.single_item import placeholders
 from okura.storage import keys
 
 _EXPRESSIONS = ("FilterExpression", "ProjectionExpression")
@@ -17,7 +17,7 @@ async def handle(ctx, body: dict):
     bounds = _segment(body)
     legacy.check_mixing(body, "Scan")
     select = requested_select(body, "Scan")
-    names = resolver(body, _EXPRESSIONS)
+    names = placeholders(body, _EXPRESSIONS)
     filter_, projection = compile_expressions(body, names, "ScanFilter")
     names.finish()
     table = await resolve.serving(ctx, body["TableName"])

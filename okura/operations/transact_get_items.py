@@ -5,8 +5,8 @@ import orjson
 
 from okura import expressions, shapes
 from okura.core import resolve, transactions
-from okura.operations.shared.single_item import check_key, resolver
-from okura.values import validation
+from okura.operations.shared.single_item import placeholders
+from okura.values import key_rules, validation
 
 
 async def handle(ctx, body: dict):
@@ -16,14 +16,14 @@ async def handle(ctx, body: dict):
         get = entry["Get"]
         key = get["Key"]
         validation.check_item(key)
-        names = resolver(get, ("ProjectionExpression",))
+        names = placeholders(get, ("ProjectionExpression",))
         text = get.get("ProjectionExpression")
         projections.append(None if text is None else expressions.projection(text, names))
         names.finish()
         table = await resolve.serving(ctx, get["TableName"])
-        check_key(table, key)
+        key_rules.check_key(key, table.schema)
         targets.append((table, key))
-    docs = await transactions.read(ctx, targets)
+    docs = await transactions.transact_get(ctx, targets)
     responses = []
     for projection, doc in zip(projections, docs):
         if doc is None:

@@ -19,10 +19,10 @@ async def handle(ctx, body: dict):
     write_actions.check_unique(actions)
     if sum(sizes.item_size(action.change.key) for action in actions) > MAX_REQUEST_BYTES:
         raise errors.validation("Transaction request cannot be larger than 4 MB")  # unverified
-    return await run(ctx, body, "TransactWriteItems", body["TransactItems"], actions)
+    return await run_transaction(ctx, body, "TransactWriteItems", body["TransactItems"], actions)
 
 
-async def run(ctx, body: dict, operation: str, parameters, actions: list) -> dict:
+async def run_transaction(ctx, body: dict, operation: str, parameters, actions: list) -> dict:
     """Run write actions as one transaction, honouring ClientRequestToken; shared with
     ExecuteTransaction. `parameters` is what a repeat of the token must match."""
     db = ctx.db
@@ -39,7 +39,8 @@ async def run(ctx, body: dict, operation: str, parameters, actions: list) -> dic
         return orjson.dumps([[action.change.table.name, sizes.item_size(new) if new else 0]
                              for action, (_, new) in zip(actions, written)])
 
-    written = await transactions.write(ctx, [action.change for action in actions], key, outcome)
+    written = await transactions.transact_write(ctx, [action.change for action in actions], key,
+                                                outcome)
     metrics: dict[str, list] = {}
     for action, done in zip(actions, written):
         change = action.change

@@ -5,8 +5,10 @@ from __future__ import annotations
 from okura import shapes
 from okura.core import items, resolve
 from okura.operations.shared import write_actions
-from okura.operations.shared.single_item import (check_key, check_key_untouched, item_collection_metrics, plain_expression_members, plain_table, reply, returned_values, write_expressions)
-from okura.values import plain, validation
+from okura.operations.shared.single_item import (check_key_untouched, item_collection_metrics,
+                                                 plain_expression_members, plain_table, reply,
+                                                 returned_values, write_expressions)
+from okura.values import key_rules, plain, validation
 
 _PLAIN = frozenset(("TableName", "Key", "UpdateExpression", "ConditionExpression",
                     "ExpressionAttributeNames", "ExpressionAttributeValues", "ReturnValues"))
@@ -25,11 +27,11 @@ async def handle(ctx, body: dict):
     condition, update = write_expressions(body, "UpdateItem", plain=table is not None)
     if table is None:
         table = await resolve.serving(ctx, body["TableName"])
-        check_key(table, key)
+        key_rules.check_key(key, table.schema)
     if update is not None:
         check_key_untouched(table, update)
     changed = []
-    change = write_actions.update(table, key, update, condition, body, changed=changed)
+    change = write_actions.update_change(table, key, update, condition, body, changed=changed)
     written = await items.write(ctx, change)
     old, new = written.old, written.new
     return reply(returned_values(body.get("ReturnValues"), old, new, changed),

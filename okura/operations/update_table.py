@@ -145,7 +145,7 @@ async def handle(ctx, body: dict) -> dict:
     now = round(now, 3)
     doc = updated_document(table, body, ctx.region, db.account, now)
     if body.get("GlobalSecondaryIndexUpdates"):
-        await index_updates.apply(db, table, doc, body, now)
+        await index_updates.change_indexes(db, table, doc, body, now)
     # Only changes DynamoDB applies in the background pass through UPDATING.
     background = any(member in body for member in _CHANGES if member != "DeletionProtectionEnabled")
     if background:

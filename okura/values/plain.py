@@ -23,7 +23,7 @@ MAX_NAME = 65535 // 2
 _SHORT_KEY = MAX_SORT_KEY_SIZE // 4
 
 
-def item_size(item, pending: list) -> int | None:
+def sized_item(item, pending: list) -> int | None:
     """The DynamoDB size of an item of plain scalars (S, N, BOOL, NULL), with its
     numbers' normal forms added to `pending`; None when it is not one (or not valid)."""
     if type(item) is not dict:
@@ -68,7 +68,7 @@ def key(key, schema, pending: list) -> bool:
 
 
 def item_keys(item: dict, schema, pending: list) -> bool:
-    """Whether an item accepted by item_size() carries valid plain key attributes."""
+    """Whether an item accepted by sized_item() carries valid plain key attributes."""
     for name, type_ in schema:
         av = item.get(name)
         if av is None or not _key_value(av, type_, pending):

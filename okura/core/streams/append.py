@@ -10,7 +10,7 @@ import uuid
 
 import orjson
 
-from okura.core.streams.state import RECORDS, load, record_rk, sequence_number, Stream
+from okura.core.streams.state import RECORDS, load_stream, record_rk, sequence_number, Stream
 from okura.values.ordering import equal
 from okura.values.sizes import item_size
 
@@ -59,7 +59,7 @@ async def append(unit, table, old: dict | None, new: dict | None, now: float,
     doc = table.doc
     if "StreamSpecification" not in doc or same_item(old, new):
         return
-    stream = await load(unit, table.region, table.name, doc["LatestStreamLabel"], lock=True)
+    stream = await load_stream(unit, table.region, table.name, doc["LatestStreamLabel"], lock=True)
     if stream is None:  # the table's stream was enabled but not yet recorded: do it now
         stream = Stream.new(await unit.new_id(), table, now)
     stream.roll_if_due(now)

@@ -17,7 +17,7 @@ from typing import NamedTuple
 import orjson
 
 from okura.core.spaces import STREAMS
-from okura.core.streams.state import (RECORDS, Stream, load, parse_arn, record_rk,
+from okura.core.streams.state import (RECORDS, Stream, load_stream, parse_arn, record_rk,
                                       region_prefix)
 from okura.storage import keys
 from okura.storage.engine import doc_of
@@ -67,7 +67,7 @@ async def find(db, arn: str, horizon: float) -> Stream | None:
     if named is None:
         return None
     async with db.engine.reader() as unit:
-        stream = await load(unit, *named)
+        stream = await load_stream(unit, *named)
     if stream is None or stream.gone(horizon) or stream.arn != arn:
         return None
     return stream

@@ -155,9 +155,10 @@ class Stream:
                        self.doc["Label"].encode(), 0, orjson.dumps(self.doc))
 
 
-async def load(unit, region: str, table_name: str, label: str,
+async def load_stream(unit, region: str, table_name: str, label: str,
                lock: bool = False) -> Stream | None:
-    raw = doc_of(await unit.get(STREAMS, directory_hk(region, table_name), label.encode(), lock=lock))
+    raw = doc_of(await unit.get(STREAMS, directory_hk(region, table_name), label.encode(),
+                                lock=lock))
     return None if raw is None else Stream(region, orjson.loads(raw))
 
 

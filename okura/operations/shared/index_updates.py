@@ -109,7 +109,7 @@ def _cancels(doc: dict, kind: str, action: dict) -> bool:
         and index["IndexStatus"] == "CREATING" for index in doc.get(GLOBAL, ()))
 
 
-async def apply(db, table: Table, doc: dict, body: dict, now: float) -> None:
+async def change_indexes(db, table: Table, doc: dict, body: dict, now: float) -> None:
     """Apply the request's GlobalSecondaryIndexUpdates to `doc` (the table's document
     being edited), recording the background jobs they start."""
     actions = [_action(update) for update in body["GlobalSecondaryIndexUpdates"]]
@@ -123,9 +123,7 @@ async def apply(db, table: Table, doc: dict, body: dict, now: float) -> None:
         name = action["IndexName"]
         if kind == "Create":
             entry = _create(doc, body, action, mode)
-            async with db.engine.transaction() as unit:
-                index_id = await unit.new_id()
-            doc["IndexIds"] = dict(doc.get("IndexIds", {}), **{name: index_id})
+            doc["IndexIds"] = dict(doc.get("IndexIds", {}), **{name: await db.catalog.new_id()})
             doc[GLOBAL] = doc.get(GLOBAL, []) + [entry]
             jobs[name] = {"Action": "Create", "Start": now + db.status_delay, "After": None}
             continue

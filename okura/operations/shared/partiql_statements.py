@@ -18,7 +18,7 @@ from okura.core.catalog import Table
 from okura.expressions.ast import And, Call, Compare, Const, In, Or, Path
 from okura.operations.shared import write_actions
 from okura.operations.shared.paged_reads import read_source
-from okura.operations.shared.single_item import check_key, returned_values
+from okura.operations.shared.single_item import returned_values
 from okura.partiql import messages
 from okura.values import key_rules, ordering, sizes, validation
 
@@ -70,7 +70,7 @@ def split_key(table: Table, where) -> tuple[dict | None, object]:
             rest.append(term)
     if len(key) != len(table.key_names):
         return None, where
-    check_key(table, key)
+    key_rules.check_key(key, table.schema)
     return key, _join(rest)
 
 
@@ -84,7 +84,7 @@ async def write_change(ctx, stmt, body: dict,
         validation.check_item(item)
         key_rules.check_item_keys(item, table.schema)
         sizes.check_item_size(item)
-        return write_actions.Action(write_actions.insert(table, item))
+        return write_actions.Action(write_actions.insert_change(table, item))
     select = stmt.select if type(stmt) is partiql.Exists else stmt
     table = await resolve.serving(ctx, select.table)
     key, condition = split_key(table, select.where)
@@ -98,14 +98,14 @@ async def write_change(ctx, stmt, body: dict,
         update = expressions.Update(sets=stmt.sets, removes=stmt.removes, adds=stmt.adds,
                                     deletes=stmt.deletes)
         write_actions.check_key_untouched(table, update)
-        return write_actions.Action(write_actions.update(
+        return write_actions.Action(write_actions.update_change(
             table, key, update, condition, body, must_exist=True, changed=changed))
     if type(stmt) is partiql.Delete:
         return write_actions.Action(
-            write_actions.delete(table, key, condition, body, absent_ok=True))
+            write_actions.delete_change(table, key, condition, body, absent_ok=True))
     present = Call("attribute_exists", (Path((table.hash_key,)),))
     condition = present if condition is None else And(present, condition)
-    return write_actions.Action(write_actions.check(table, key, condition, body), check=True)
+    return write_actions.Action(write_actions.check_change(table, key, condition, body), check=True)
 
 
 async def write_alone(ctx, stmt, body: dict) -> tuple[items.Change, dict | None,
@@ -201,7 +201,7 @@ async def select(ctx, stmt: partiql.Select, limit: int | None, next_token: str |
     if stmt.index is None:
         key, _ = split_key(table, stmt.where)
         if key is not None:
-            raw = await items.get(ctx, table, key, consistent)
+            raw = await items.fetch(ctx, table, key, consistent)
             return Page(_filtered(ctx, stmt, [] if raw is None else [raw]))
     walk = reads.Walk(None if partitions is None
                       else [source.partition([value]) for value in partitions], forward=forward)

@@ -38,14 +38,14 @@ def plain_expression_members(body: dict, pending: list) -> bool:
             if type(name) is not str or len(name) > plain.MAX_NAME:
                 return False
     values = body.get("ExpressionAttributeValues")
-    if values is not None and plain.item_size(values, pending) is None:
+    if values is not None and plain.sized_item(values, pending) is None:
         return False
     return_values = body.get("ReturnValues")
     return return_values is None or (type(return_values) is str
                                      and return_values in _RETURN_VALUES)
 
 
-def resolver(body: dict, expression_params: tuple[str, ...], takes_values: bool = True,
+def placeholders(body: dict, expression_params: tuple[str, ...], takes_values: bool = True,
              values_checked: bool = False) -> expressions.Resolver:
     """The names/values resolver of a request, after DynamoDB's checks on
     ExpressionAttributeNames/Values themselves (`values_checked`: the plain path has
@@ -83,7 +83,7 @@ def write_expressions(body: dict, operation: str, plain: bool = False):
     if not plain:
         legacy.check_mixing(body, operation)
     updating = operation == "UpdateItem"
-    names = resolver(body, ("ConditionExpression", "UpdateExpression") if updating
+    names = placeholders(body, ("ConditionExpression", "UpdateExpression") if updating
                      else ("ConditionExpression",), values_checked=plain)
     update = None
     if updating:
@@ -127,10 +127,6 @@ def returned_values(return_values: str, old: dict | None, new: dict | None,
 def _projection(paths: tuple) -> expressions.Projection:
     """The projection of an update's written paths, built once per set of paths."""
     return expressions.Projection(paths)
-
-
-def check_key(table: Table, key: dict) -> None:
-    key_rules.check_key(key, table.schema)
 
 
 def check_key_untouched(table: Table, update) -> None:

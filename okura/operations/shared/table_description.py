@@ -17,11 +17,7 @@ async def describe(db, table: Table, counts: bool = True, status: str | None = N
     description["WarmThroughput"] = _warm(doc, description["TableStatus"])
     description["TableArn"] = table.arn
     ids = doc.get("IndexIds", {})
-    stats = {}
-    if counts:
-        async with db.engine.reader() as unit:
-            for tid in (table.id, *ids.values()):
-                stats[tid] = await unit.table_stats(tid)
+    stats = await db.catalog.stats((table.id, *ids.values())) if counts else {}
     description["ItemCount"], description["TableSizeBytes"] = stats.get(table.id, (0, 0))
     for kind in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes"):
         if kind in description:

@@ -9,7 +9,7 @@ from okura import errors, expressions, shapes
 from okura.core import items
 from okura.core.catalog import Table
 from okura.core import resolve
-from okura.operations.shared.single_item import (check_key, check_key_untouched,
+from okura.operations.shared.single_item import (check_key_untouched,
                                                  condition_check, write_expressions)
 from okura.values import key_rules, sizes, validation
 
@@ -41,7 +41,7 @@ def check_unique(actions: list[Action]) -> None:
         seen.add(where)
 
 
-def put(table: Table, item: dict, condition, body: dict, size: int | None = None,
+def put_change(table: Table, item: dict, condition, body: dict, size: int | None = None,
         at: tuple[bytes, bytes] | None = None) -> items.Change:
     """`size` and `at` (its storage key): when the caller has already computed them."""
     def decide(old):
@@ -51,10 +51,11 @@ def put(table: Table, item: dict, condition, body: dict, size: int | None = None
     return items.Change(table, item, decide, needs_old=needs_old, new_size=size, at=at)
 
 
-def update(table: Table, key: dict, upd: expressions.Update | None, condition, body: dict,
+def update_change(table: Table, key: dict, upd: expressions.Update | None, condition, body: dict,
            must_exist: bool = False, changed: list | None = None) -> items.Change:
     """An update as UpdateItem and transactions decide it (the write path checks the new
-    item's size as part of the decision, with the message of `too_large`). Without an update expression, an absent item is created with its
+    item's size as part of the decision, with the message of `too_large`). Without an
+    update expression, an absent item is created with its
     key alone; legacy DELETEs alone create nothing. `must_exist` (PartiQL UPDATE)
     refuses an absent item as a failed condition; `changed` collects the updated
     paths (for ReturnValues UPDATED_OLD/UPDATED_NEW)."""
@@ -74,7 +75,7 @@ def update(table: Table, key: dict, upd: expressions.Update | None, condition, b
     return items.Change(table, key, decide, sizes.UPDATE_TOO_LARGE)
 
 
-def insert(table: Table, item: dict) -> items.Change:
+def insert_change(table: Table, item: dict) -> items.Change:
     """PartiQL INSERT: never replaces an item."""
     def decide(old):
         if old is not None:
@@ -83,7 +84,7 @@ def insert(table: Table, item: dict) -> items.Change:
     return items.Change(table, item, decide)
 
 
-def delete(table: Table, key: dict, condition, body: dict,
+def delete_change(table: Table, key: dict, condition, body: dict,
            absent_ok: bool = False) -> items.Change:
     """`absent_ok` (PartiQL DELETE): an absent item is a no-op whatever the condition."""
     def decide(old):
@@ -94,7 +95,7 @@ def delete(table: Table, key: dict, condition, body: dict,
     return items.Change(table, key, decide)
 
 
-def check(table: Table, key: dict, condition, body: dict) -> items.Change:
+def check_change(table: Table, key: dict, condition, body: dict) -> items.Change:
     def decide(old):
         condition_check(condition, body, old)
         return items.UNCHANGED
@@ -118,11 +119,11 @@ async def from_request(ctx, entry: dict) -> Action:
     if kind == "Put":
         key_rules.check_item_keys(record, table.schema)
         sizes.check_item_size(record)
-        return Action(put(table, record, condition, body))
-    check_key(table, record)
+        return Action(put_change(table, record, condition, body))
+    key_rules.check_key(record, table.schema)
     if kind == "Update":
         check_key_untouched(table, upd)
-        return Action(update(table, record, upd, condition, body))
+        return Action(update_change(table, record, upd, condition, body))
     if kind == "Delete":
-        return Action(delete(table, record, condition, body))
-    return Action(check(table, record, condition, body), check=True)
+        return Action(delete_change(table, record, condition, body))
+    return Action(check_change(table, record, condition, body), check=True)
