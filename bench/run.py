@@ -197,7 +197,9 @@ def _names(text: str, known: dict, what: str) -> list:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    parser.add_argument("--servers", default=",".join(SERVERS), help="comma-separated; default: all")
+    parser.add_argument("--servers", default=",".join(name for name in SERVERS if name != "okura-base-mem"),
+                        help="comma-separated; default: all but okura-base-mem (okura from the checkout "
+                             "OKURA_BENCH_BASE names, to compare a change with what it changes)")
     parser.add_argument("--only", default=",".join(DEFAULT),
                         help=f"workloads, comma-separated; default: all but put_loaded (known: {', '.join(WORKLOADS)})")
     parser.add_argument("--quick", action="store_true",

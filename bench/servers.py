@@ -77,6 +77,16 @@ def _okura() -> list[str]:
     return [script, "serve"] if script else [sys.executable, "-m", "okura", "serve"]
 
 
+def _okura_base() -> list[str]:
+    """okura from another checkout (OKURA_BENCH_BASE, e.g. a `git worktree` of the commit
+    before a change), run by this venv's Python: before and after in one run."""
+    base = os.environ.get("OKURA_BENCH_BASE")
+    if not base:
+        raise StartError("okura-base-mem needs OKURA_BENCH_BASE: a checkout of the okura to compare")
+    # -P: not the working directory (this checkout) ahead of PYTHONPATH
+    return ["env", f"PYTHONPATH={Path(base).resolve()}", sys.executable, "-P", "-m", "okura", "serve"]
+
+
 @dataclass(frozen=True)
 class Server:
     name: str  # --servers takes these
@@ -94,6 +104,7 @@ SERVERS = [
     Server("okura-disk", lambda port, data: [*_okura(), "--host", "127.0.0.1", "--port", str(port),
                                               "--data-dir", str(data)]),
     Server("okura-mem", lambda port, data: [*_okura(), "--port", str(port), "--memory"]),
+    Server("okura-base-mem", lambda port, data: [*_okura_base(), "--port", str(port), "--memory"]),
     Server("okura-pg", lambda port, data: [*_okura(), "--port", str(port)], postgres=True),
     Server("okura-pg-2", lambda port, data: [*_okura(), "--port", str(port)], postgres=True, nodes=2),
     Server("moto", lambda port, data: [_moto(), "-p", str(port)]),
