@@ -5,11 +5,12 @@ Average) over periods; okura keeps the same over one-minute periods of its own
 clock, so moving the clock ends a period as it ends TTL waits. A scrape reads the last
 complete period, grouped by region and table name (server/prometheus.py).
 
-The commonest request (it succeeded and spent on its table alone) only appends its
-latency and units to two arrays of its (table, operation, kind): one dict lookup. The
-arrays fold into the period's statistics in C (len, sum, min, max) once they hold
-FOLD samples and at every roll, so a sample may land in the period after its own by
-up to the second between rolls. Every other request is sampled at once.
+The commonest request (it succeeded and spent on its table alone) only extends the
+list of its (table, operation, kind) with its latency, units and returned items: one
+dict lookup, one extend. The lists fold into the period's statistics in C (slices, len,
+sum, min, max) once they hold FOLD samples and at every roll, so a sample may land in
+the period after its own by up to the second between rolls. Every other request is
+sampled at once.
 
 Every figure is this node's: on PostgreSQL each node counts what it served, and a
 dashboard sums the nodes (docs/metrics.md).
@@ -17,7 +18,6 @@ dashboard sums the nodes (docs/metrics.md).
 from __future__ import annotations
 
 import math
-from array import array
 from typing import TYPE_CHECKING
 
 from okura.errors import DynamoError
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from okura.core.indexes import Index
 
 PERIOD = 60.0  # seconds: CloudWatch's one-minute statistics
-FOLD = 512  # samples an array holds before it folds
+FOLD = 512  # samples a pending list holds before it folds
 # Operations whose ReturnedItemCount CloudWatch publishes.
 RETURNING = frozenset(("Query", "Scan", "ExecuteStatement"))
 # Every 400 is a UserError but a failed condition (and, once throttling exists, a
@@ -90,13 +90,15 @@ class Period:
         return spent
 
 
-# Samples not yet folded, per (table, operation, write): (latencies in seconds, units,
-# ReturnedItemCount)
-Pending = tuple[array, array, array]
+# Samples not yet folded, per (table, operation, write): latency in seconds, units,
+# ReturnedItemCount, latency, units, ... (one flat list: extending it is the cheapest
+# thing a request can do)
+Pending = list
+_SAMPLE = 3  # values per sample
 
 
-def _fold(samples: Stat, values: array, scale: float = 1.0) -> None:
-    """Add an array of samples to a statistic set (`scale`: a unit change)."""
+def _fold(samples: Stat, values: list, scale: float = 1.0) -> None:
+    """Add a list of samples to a statistic set (`scale`: a unit change)."""
     samples[0] += len(values)
     samples[1] += sum(values) * scale
     samples[2] = min(samples[2], min(values) * scale)
@@ -120,7 +122,7 @@ class Metrics:
         """Start a new period if the clock has left the current one (called every
         second, and before a scrape)."""
         for key, pending in self.pending.items():
-            if pending[0]:
+            if pending:
                 self._fold(key, pending)
         number = self._number_now()
         if number != self.number:
@@ -139,12 +141,9 @@ class Metrics:
                 key = (table, ctx.operation, write)
                 pending = self.pending.get(key)
                 if pending is None:
-                    pending = self.pending[key] = (array("d"), array("d"), array("d"))
-                pending[0].append(seconds)
-                pending[1].append(units)
-                if key[1] in RETURNING:
-                    pending[2].append(ctx.returned)
-                if len(pending[0]) >= FOLD:
+                    pending = self.pending[key] = []
+                pending.extend((seconds, units, ctx.returned))
+                if len(pending) >= FOLD * _SAMPLE:
                     self._fold(key, pending)
                 return
         self._sample(ctx, seconds, error)
@@ -152,16 +151,14 @@ class Metrics:
     def _fold(self, key: tuple[Table, str, bool], pending: Pending) -> None:
         table, operation, write = key
         spent = self.current.spent(table)
-        latencies, units, returned = pending
-        _fold(spent.write if write else spent.read, units)
+        _fold(spent.write if write else spent.read, pending[1::_SAMPLE])
         samples = spent.operations.get(operation)
         if samples is None:
             samples = spent.operations[operation] = (stat(), stat())
-        _fold(samples[0], latencies, 1000.0)
-        if returned:
-            _fold(samples[1], returned)
-        for values in pending:
-            del values[:]
+        _fold(samples[0], pending[0::_SAMPLE], 1000.0)
+        if operation in RETURNING:
+            _fold(samples[1], pending[2::_SAMPLE])
+        del pending[:]
 
     def _sample(self, ctx: Context, seconds: float, error: DynamoError | None) -> None:
         """Sample a request other than the commonest at once."""
