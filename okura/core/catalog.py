@@ -12,13 +12,17 @@ is then run again with a fresh document.
 from __future__ import annotations
 
 import math
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import orjson
 
 from okura.core import spaces
 from okura.core.indexes import Index, indexes_of
 from okura.storage import keys
+from okura.storage.engine import Engine
+
+if TYPE_CHECKING:
+    from okura.core.clock import Clock
 
 ACTIVE, CREATING, UPDATING, DELETING = "ACTIVE", "CREATING", "UPDATING", "DELETING"
 # Catalog-document members that are okura's bookkeeping, not TableDescription members.
@@ -28,7 +32,7 @@ PRIVATE = ("Tags", "TimeToLive", "TimeToLiveChanged", "StatusUntil", "IndexIds",
 class CatalogChanged(Exception):
     """A table's catalog document changed after a request read it; nothing was written."""
 
-    def __init__(self, table: "Table"):
+    def __init__(self, table: Table) -> None:
         super().__init__(f"catalog of {table.name} changed")
         self.table = table
 
@@ -40,7 +44,7 @@ class Table:
                  "range_key", "range_type", "key_names", "schema", "indexes",
                  "observes_old", "serves_from")
 
-    def __init__(self, tid: int, version: int, region: str, account: str, doc: dict):
+    def __init__(self, tid: int, version: int, region: str, account: str, doc: dict) -> None:
         self.id = tid
         self.version = version
         self.region = region
@@ -51,8 +55,9 @@ class Table:
         schema = {k["KeyType"]: k["AttributeName"] for k in doc["KeySchema"]}
         self.hash_key = schema["HASH"]
         self.hash_type = types[self.hash_key]
-        self.range_key = schema.get("RANGE")
-        self.range_type = types.get(self.range_key)
+        self.range_key: str | None = schema.get("RANGE")
+        # None exactly when range_key is (a key attribute always has its definition)
+        self.range_type: str | None = types.get(self.range_key)
         self.key_names = (self.hash_key,) if self.range_key is None else (
             self.hash_key, self.range_key)
         self.schema = [(name, types[name]) for name in self.key_names]
@@ -79,16 +84,17 @@ class Table:
     def locate(self, key: dict) -> tuple[bytes, bytes]:
         """Storage key bytes of an item or key whose key attributes are valid."""
         hk = keys.partition(self.hash_type, key[self.hash_key][self.hash_type])
-        if self.range_key is None:
+        range_type = self.range_type
+        if range_type is None:  # no sort key
             return hk, b""
-        return hk, keys.sort_key(self.range_type, key[self.range_key][self.range_type])
+        return hk, keys.sort_key(range_type, key[self.range_key][range_type])
 
     def key_of(self, item: dict) -> dict:
         return {name: item[name] for name in self.key_names}
 
 
 class Catalog:
-    def __init__(self, engine, clock, account: str):
+    def __init__(self, engine: Engine, clock: Clock, account: str) -> None:
         self.engine = engine
         self.clock = clock
         self.account = account
@@ -129,9 +135,13 @@ class Catalog:
         async with self.engine.transaction() as unit:
             return await unit.new_id()
 
-    def held(self) -> list[Table]:
-        """Every table this process holds (of every region): what metrics report on."""
-        return list(self._cache.values())
+    async def every(self) -> list[Table]:
+        """Every table of every region that exists now (what metrics report on)."""
+        async with self.engine.reader() as unit:
+            named = [(region, await unit.catalog_list(region))
+                     for region in await unit.catalog_regions()]
+        tables = [await self.get(region, name) for region, names in named for name in names]
+        return [table for table in tables if table is not None]
 
     async def names(self, region: str) -> list[str]:
         async with self.engine.reader() as unit:
@@ -145,13 +155,14 @@ class Catalog:
             tid = await unit.catalog_insert(region, doc["TableName"], orjson.dumps(doc))
             if tid is None:
                 return None
-            version = 1
+            version: int | None = 1
             names = [index["IndexName"] for kind in ("GlobalSecondaryIndexes",
                                                      "LocalSecondaryIndexes")
                      for index in doc.get(kind, ())]
             if names:
                 doc["IndexIds"] = {name: await unit.new_id() for name in names}
                 version = await unit.catalog_update(tid, orjson.dumps(doc))
+        assert version is not None  # the row this unit inserted is there to update
         table = Table(tid, version, region, self.account, doc)
         self._cache[(region, table.name)] = table
         return table
@@ -174,6 +185,7 @@ class Catalog:
         """Drop a table's items at once; its name stays taken (DELETING) until the
         status delay in `doc` has passed."""
         finished = doc.get("StatusUntil", 0) <= self.clock.now()
+        version = None
         async with self.engine.transaction() as unit:
             # Its rows, its indexes' entries and its item-collection sizes (-id).
             for tid in (table.id, *table.doc.get("IndexIds", {}).values(),
@@ -183,7 +195,7 @@ class Catalog:
                 await unit.catalog_delete(table.id)
             else:
                 version = await unit.catalog_update(table.id, orjson.dumps(doc))
-        if finished:
+        if finished or version is None:  # None: another node has finished deleting it
             self._cache.pop((table.region, table.name), None)
         else:
             self._cache[(table.region, table.name)] = Table(table.id, version, table.region,

@@ -8,9 +8,10 @@ complete period, grouped by region and table name (server/prometheus.py).
 The commonest request (it succeeded and spent on its table alone) only extends the
 list of its (table, operation, kind) with its latency, units and returned items: one
 dict lookup, one extend. The lists fold into the period's statistics in C (slices, len,
-sum, min, max) once they hold FOLD samples and at every roll, so a sample may land in
-the period after its own by up to the second between rolls. Every other request is
-sampled at once.
+sum, min, max) once they hold FOLD samples and at every roll. Rolls happen every second
+and whenever the clock is moved, so a request in the first second of a period that
+real time began may be counted in the period before. Every other request is sampled at
+once.
 
 Every figure is this node's: on PostgreSQL each node counts what it served, and a
 dashboard sums the nodes (docs/metrics.md).
@@ -146,7 +147,7 @@ class Metrics:
                 if len(pending) >= FOLD * _SAMPLE:
                     self._fold(key, pending)
                 return
-        self._sample(ctx, seconds, error)
+        self._at_once(ctx, seconds, error)
 
     def _fold(self, key: tuple[Table, str, bool], pending: Pending) -> None:
         table, operation, write = key
@@ -160,47 +161,35 @@ class Metrics:
             _fold(samples[1], pending[2::_SAMPLE])
         del pending[:]
 
-    def _sample(self, ctx: Context, seconds: float, error: DynamoError | None) -> None:
+    def _at_once(self, ctx: Context, seconds: float, error: DynamoError | None) -> None:
         """Sample a request other than the commonest at once."""
-        table = ctx.table
-        if table is None:  # refused before it named a table (or names none)
-            if error is not None and error.status < 500:
-                errors = self.current.user_errors
-                errors[ctx.region] = errors.get(ctx.region, 0) + 1
-            return
         period = self.current
-        spent = period.tables.get(table) or period.spent(table)
-        charges = ctx.ledger
-        tables = (table,)
-        if len(charges) == 1 and charges[0][0] is table and charges[0][1] is None:
-            charge = charges[0]  # the commonest request: one charge, on the table itself
-            _sample(spent.write if charge[4] else spent.read, charge[3])
-        elif charges:
-            tables = self._charges(ctx)
+        tables = self._charges(ctx) if ctx.ledger else ()
         if error is None:
-            if charges:
-                operation = ctx.operation
-                for charged in tables:
-                    samples = period.spent(charged).operations.get(operation)
-                    if samples is None:
-                        samples = period.spent(charged).operations[operation] = (stat(), stat())
-                    _sample(samples[0], seconds * 1000.0)
-                    if operation in RETURNING:
-                        _sample(samples[1], ctx.returned)
+            operation = ctx.operation
+            for charged in tables:  # a request that spent nothing has no latency metric
+                samples = period.spent(charged).operations.get(operation)
+                if samples is None:
+                    samples = period.spent(charged).operations[operation] = (stat(), stat())
+                _sample(samples[0], seconds * 1000.0)
+                if operation in RETURNING:
+                    _sample(samples[1], ctx.returned)
             return
+        table = ctx.table
         if error.status >= 500:
-            self._count(spent, SYSTEM_ERRORS, ctx.operation)
+            if table is not None:
+                self._count(period.spent(table), SYSTEM_ERRORS, ctx.operation)
             return
-        if error.name == CONDITION_FAILED_ERROR:  # not a UserError (CloudWatch's page)
-            self._count(spent, CONDITION_FAILED, "")
+        if error.name == CONDITION_FAILED_ERROR and table is not None:
+            self._count(period.spent(table), CONDITION_FAILED, "")  # not a UserError
             return
         errors = period.user_errors
         errors[ctx.region] = errors.get(ctx.region, 0) + 1
-        if error.name == "TransactionConflictException" or (
+        if table is not None and (error.name == "TransactionConflictException" or (
                 error.name == "TransactionCanceledException" and any(
                     reason.get("Code") == "TransactionConflict"
-                    for reason in (error.extra or {}).get("CancellationReasons", ()))):
-            self._count(spent, TRANSACTION_CONFLICT, "")
+                    for reason in (error.extra or {}).get("CancellationReasons", ())))):
+            self._count(period.spent(table), TRANSACTION_CONFLICT, "")
 
     def _charges(self, ctx: Context) -> tuple[Table, ...]:
         """Sample a request's charges, summed per table, index and kind; the tables it

@@ -10,8 +10,13 @@ Documented in docs/admin.md.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import orjson
+
+if TYPE_CHECKING:
+    from okura.core.clock import Clock
+    from okura.server.app import App
 
 PREFIX = b"/okura/"
 
@@ -20,11 +25,11 @@ def _error(status: int, message: str) -> tuple[int, bytes]:
     return status, orjson.dumps({"error": message})
 
 
-def _clock_state(clock) -> tuple[int, bytes]:
+def _clock_state(clock: Clock) -> tuple[int, bytes]:
     return 200, orjson.dumps({"now": clock.now(), "offset": clock.offset})
 
 
-async def handle(app, method: bytes, path: bytes, body: bytes) -> tuple[int, bytes]:
+async def handle(app: App, method: bytes, path: bytes, body: bytes) -> tuple[int, bytes]:
     """(status, JSON body) of one admin request."""
     if path.split(b"?", 1)[0] != b"/okura/clock":
         return _error(404, "no such admin endpoint")
@@ -38,7 +43,9 @@ async def handle(app, method: bytes, path: bytes, body: bytes) -> tuple[int, byt
     except orjson.JSONDecodeError:
         return _error(400, "the body must be a JSON object")
     seconds = request.get("advance") if isinstance(request, dict) else None
-    if type(seconds) not in (int, float) or not math.isfinite(seconds) or seconds < 0:
+    if ((type(seconds) is not int and type(seconds) is not float)
+            or not math.isfinite(seconds) or seconds < 0):
         return _error(400, '"advance" must be a non-negative number of seconds')
     await clock.advance(seconds)
+    app.db.metrics.roll()  # a period the move ended is complete at once
     return _clock_state(clock)

@@ -46,6 +46,7 @@ class App:
         try:
             route = ROUTES.get(target)
             if route is None:
+                self._note_region(request)  # for UserErrors, whose one dimension it is
                 raise errors.unknown_operation()
             request.operation, handler = route
             request.region, request.access_key = auth.scope_of(
@@ -74,6 +75,15 @@ class App:
             return error.status, error.body()
         finally:
             self.metrics.request(request, perf_counter() - started, error)
+
+    @staticmethod
+    def _note_region(request: Request) -> None:
+        headers = request.headers
+        try:
+            request.region, request.access_key = auth.scope_of(
+                headers.get("authorization"), "x-amz-date" in headers or "date" in headers)
+        except errors.DynamoError:
+            pass  # the unknown operation is the error DynamoDB reports first
 
     async def _rerun(self, handler, request: Request, body: dict, changed: CatalogChanged):
         """Another node changed the table while this request planned its write; nothing

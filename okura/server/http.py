@@ -257,14 +257,13 @@ class HttpProtocol(asyncio.Protocol):
     def _start(self, item):
         method, url, headers, body, keep_alive = item
         if url.startswith(admin.PREFIX):
-            self.busy = True
-            task = asyncio.ensure_future(admin.handle(self.app, method, url, body))
-            task.add_done_callback(lambda done: self._admin_finished(done, method, headers,
-                                                                     keep_alive))
+            self._own(admin.handle(self.app, method, url, body), b"application/json", method,
+                      headers, keep_alive)
             return
         if method != b"POST":
             if url.partition(b"?")[0] == prometheus.PATH and method in (b"GET", b"HEAD"):
-                self._metrics(method, headers, keep_alive)
+                self._own(prometheus.reply(self.app.db), prometheus.CONTENT_TYPE, method,
+                          headers, keep_alive)
             else:
                 self._other_method(method, headers, keep_alive)
             return
@@ -300,20 +299,23 @@ class HttpProtocol(asyncio.Protocol):
             200, b"healthy: " + host.encode("latin-1") + b" ", closing, b"text/plain",
             request_id, _cors(headers), method != b"HEAD"), keep_alive)
 
-    def _metrics(self, method: bytes, headers: dict, keep_alive: bool) -> None:
-        """GET /metrics: this node's DynamoDB metrics for Prometheus."""
-        request_id = next(self.app.request_ids)
-        page = prometheus.page(self.app.db)
-        self._emit(lambda closing, error: _reply_bytes(
-            200, page, closing, prometheus.CONTENT_TYPE, request_id, _cors(headers),
-            method != b"HEAD"), keep_alive)
+    def _own(self, coro, content_type: bytes, method, headers, keep_alive) -> None:
+        """One of okura's own endpoints (admin, metrics): `coro` gives (status, body)."""
+        self.busy = True
+        task = asyncio.ensure_future(coro)
+        task.add_done_callback(lambda done: self._own_finished(
+            done, content_type, method, headers, keep_alive))
 
-    def _admin_finished(self, task, method, headers, keep_alive):
+    def _own_finished(self, task, content_type, method, headers, keep_alive):
         self.busy = False
-        status, reply = task.result()
+        try:
+            status, reply = task.result()
+        except Exception:
+            log.exception("internal error in %s", method.decode("latin-1"))
+            status, reply = 500, b'{"error": "internal error"}'
         request_id = next(self.app.request_ids)
         self._emit(lambda closing, error: _reply_bytes(
-            status, reply, closing, b"application/json", request_id, _cors(headers),
+            status, reply, closing, content_type, request_id, _cors(headers),
             method != b"HEAD"), keep_alive)
         self._start_queued()
 

@@ -37,20 +37,30 @@ def snake(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
 
 
-def page(db: Database) -> bytes:
+async def reply(db: Database) -> tuple[int, bytes]:
+    """(status, body) of GET /metrics."""
+    return 200, await page(db)
+
+
+async def page(db: Database) -> bytes:
     series: Series = {}
     period = db.metrics.complete()
     for table, spent in period.tables.items():
         _spent(series, table, spent)
     for region, count in period.user_errors.items():
         _merge(series, "UserErrors", (("region", region),), [count, count, 1, 1])
-    for table in db.catalog.held():
+    for table in await db.catalog.every():
         _settings(series, table)
     return "".join(_render(series)).encode()
 
 
 def _labels(table: Table, **dimensions: str) -> tuple[tuple[str, str], ...]:
     return (("table_name", table.name), *dimensions.items(), ("region", table.region))
+
+
+def _gauge(series: Series, metric: str, labels: tuple, value: float) -> None:
+    """A series of one value, whoever reports it (a setting, a zero)."""
+    series[metric, labels] = [1, value, value, value]
 
 
 def _merge(series: Series, metric: str, labels: tuple, stat: metrics.Stat) -> None:
@@ -79,13 +89,15 @@ def _spent(series: Series, table: Table, spent: metrics.Spent) -> None:
         labels = _labels(table, operation=operation)
         _merge(series, "SuccessfulRequestLatency", labels, latency)
         _merge(series, "ReturnedItemCount", labels, returned)
-        # no throttling yet: requests are never refused for capacity
-        _merge(series, "ThrottledRequests", labels, [1, 0.0, 0.0, 0.0])
+        if latency[0]:  # no throttling yet: requests are never refused for capacity
+            _gauge(series, "ThrottledRequests", labels, 0.0)
     for (metric, operation), count in spent.counts.items():
         labels = _labels(table, operation=operation) if operation else table_only
         _merge(series, metric, labels, [count, count, 1, 1])
-    for metric in ("ReadThrottleEvents", "WriteThrottleEvents"):
-        _merge(series, metric, table_only, [1, 0.0, 0.0, 0.0])
+    if spent.read[0] or spent.indexes:
+        _gauge(series, "ReadThrottleEvents", table_only, 0.0)
+    if spent.write[0] or spent.indexes:
+        _gauge(series, "WriteThrottleEvents", table_only, 0.0)
 
 
 def _settings(series: Series, table: Table) -> None:
@@ -100,14 +112,12 @@ def _settings(series: Series, table: Table) -> None:
         throughput = settings.get("ProvisionedThroughput")
         if provisioned and throughput:
             for kind in ("Read", "Write"):
-                units = throughput.get(f"{kind}CapacityUnits", 0)
-                _merge(series, f"Provisioned{kind}CapacityUnits", labels,
-                       [1, units, units, units])
+                _gauge(series, f"Provisioned{kind}CapacityUnits", labels,
+                       throughput.get(f"{kind}CapacityUnits", 0))
     for name, job in doc.get("IndexJobs", {}).items():
         if job.get("Action") == "Create":
-            done = progress(job)
-            _merge(series, "OnlineIndexPercentageProgress",
-                   _labels(table, global_secondary_index_name=name), [1, done, done, done])
+            _gauge(series, "OnlineIndexPercentageProgress",
+                   _labels(table, global_secondary_index_name=name), progress(job))
 
 
 def _render(series: Series) -> Iterator[str]:

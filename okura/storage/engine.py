@@ -82,6 +82,9 @@ class Transaction(Protocol):
     async def catalog_get(self, region: str, name: str) -> tuple[int, bytes, int] | None:
         """(table id, catalog document, its version) of a table, or None."""
 
+    async def catalog_regions(self) -> list[str]:
+        """The regions that hold tables, in ascending order."""
+
     async def catalog_list(self, region: str) -> list[str]:
         """The names of all tables of a region, in ascending order."""
 

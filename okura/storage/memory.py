@@ -283,6 +283,9 @@ class _MemoryUnit:
         entry = self.engine.catalog.get((region, name))
         return None if entry is None else tuple(entry)
 
+    async def catalog_regions(self) -> list[str]:
+        return sorted({region for region, _ in self.engine.catalog})
+
     async def catalog_list(self, region: str) -> list[str]:
         return sorted(name for where, name in self.engine.catalog if where == region)
 

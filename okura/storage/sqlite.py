@@ -420,6 +420,10 @@ class _SqliteTransaction:
         return self._run("SELECT id, doc, version FROM catalog WHERE region=? AND name=?",
                          (region, name)).fetchone()
 
+    async def catalog_regions(self) -> list[str]:
+        return [region for (region,) in self._run(
+            "SELECT DISTINCT region FROM catalog ORDER BY region", ())]
+
     async def catalog_list(self, region: str) -> list[str]:
         rows = self._run("SELECT name FROM catalog WHERE region=? ORDER BY name", (region,))
         return [name for (name,) in rows]

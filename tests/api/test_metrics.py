@@ -525,9 +525,6 @@ def test_user_errors_and_failed_conditions(node):
     # not provoked here)
 
 
-@pytest.mark.xfail(strict=True, reason="a request refused as an unknown operation is counted "
-                   "under region \"\", not under the region it is signed for (metrics.py "
-                   "reads ctx.region, which dispatch sets only after the route is found)")
 def test_unknown_operation_is_a_user_error_of_its_region(node):
     region = f"mx-{uuid.uuid4().hex[:8]}"
     fresh_period(node)
@@ -538,10 +535,6 @@ def test_unknown_operation_is_a_user_error_of_its_region(node):
     assert page.stats("user_errors", region=region) == counted(1)
 
 
-@pytest.mark.xfail(strict=True, reason="a request that names a table but spends nothing on it "
-                   "(DescribeTable, ...) gives the table ReadThrottleEvents and "
-                   "WriteThrottleEvents series of 0, as if it had traffic (Metrics._sample "
-                   "makes the table's Spent before it knows there is anything to count)")
 def test_control_plane_requests_are_no_traffic(node, ddb):
     table = create(ddb)
     fresh_period(node)
@@ -616,9 +609,6 @@ def test_provisioned_capacity_from_the_catalog(node, ddb):
     assert provisioned not in page_of(node).tables()
 
 
-@pytest.mark.xfail(strict=True, reason="a table that has finished deleting keeps its "
-                   "Provisioned*CapacityUnits series while this node's catalog cache holds "
-                   "it (Catalog.held() returns gone tables until a lookup forgets them)")
 def test_a_deleted_table_has_no_provisioned_capacity(delayed):
     ddb = delayed.client()
     table = create(ddb, "PROVISIONED")
@@ -633,11 +623,6 @@ def test_a_deleted_table_has_no_provisioned_capacity(delayed):
     assert table not in page.tables()
 
 
-@pytest.mark.xfail(strict=True, reason="on PostgreSQL a catalog change made through another "
-                   "node (here a tag) drops the table from this node's catalog cache, and "
-                   "with it the table's Provisioned*CapacityUnits series, until a request "
-                   "through this node loads it again (the same happens, at random, after "
-                   "a node's own UpdateTable or CreateTable with indexes)")
 def test_provisioned_capacity_stays_after_a_change_on_another_node(
         request, clocked):  # noqa: F811
     if backend_of(request) != "postgres":
@@ -744,11 +729,6 @@ def http_post(path: str, body: bytes, headers: dict[str, str]) -> bytes:
             .encode() + body)
 
 
-@pytest.mark.xfail(strict=True, reason="requests served after the clock has moved into a new "
-                   "period but before the next 1 s roll are counted in the period before "
-                   "(Metrics.roll folds pending samples into the old period, and _sample "
-                   "writes into it, without reading the clock): so after advancing the "
-                   "clock, requesting and advancing 60 s, the requests are missing")
 def test_requests_right_after_a_clock_move_count_in_the_new_period(request, node, ddb):
     if backend_of(request) != "memory":
         # only in memory is the request sure to be counted before the next roll

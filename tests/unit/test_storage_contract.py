@@ -516,6 +516,8 @@ async def test_catalog_list_is_per_region_in_code_point_order(engine):
         assert await unit.catalog_list("us-east-1") == sorted(names)
         assert await unit.catalog_list("eu-west-1") == ["elsewhere"]
         assert await unit.catalog_list("ap-south-1") == []
+        # every table of every region is reachable (what /metrics reports on)
+        assert await unit.catalog_regions() == ["eu-west-1", "us-east-1"]
 
 
 @contract

@@ -90,6 +90,7 @@ _CATALOG_VERSION_SHARED = _CATALOG_VERSION + " FOR SHARE"
 _CATALOG_CHANNEL = "okura_catalog"
 _CATALOG_NOTIFY = f"SELECT pg_notify('{_CATALOG_CHANNEL}', $1::text)"
 _CATALOG_LIST = "SELECT name FROM catalog WHERE region=$1"
+_CATALOG_REGIONS = "SELECT DISTINCT region FROM catalog"
 _NEW_ID = "SELECT nextval('ids')"
 _CATALOG_INSERT = ("INSERT INTO catalog(id, region, name, doc) VALUES(nextval('ids'), $1, $2, $3)"
                    " ON CONFLICT (region, name) DO NOTHING RETURNING id")
@@ -235,6 +236,10 @@ class _PostgresReader:
 
     async def catalog_version(self, tid: int) -> int | None:
         return await self.connection.fetchval(self._version_sql, tid)
+
+    async def catalog_regions(self) -> list[str]:
+        # sorted here, as catalog_list's names
+        return sorted([row[0] for row in await self.connection.fetch(_CATALOG_REGIONS)])
 
     async def catalog_list(self, region: str) -> list[str]:
         # Sorted here, not by ORDER BY: the database's collation may not order by code
