@@ -13,7 +13,7 @@ import logging
 import time
 
 from okura.core.spaces import CLOCK
-from okura.storage.engine import doc_of
+from okura.storage.engine import Engine, doc_of
 
 _HK, _RK = b"clock", b""
 REFRESH = 0.2  # seconds: a move through one node shows on the others within this
@@ -23,15 +23,15 @@ log = logging.getLogger("okura.clock")
 class Clock:
     __slots__ = ("offset", "_engine")
 
-    def __init__(self, offset: float = 0.0):
+    def __init__(self, offset: float = 0.0) -> None:
         self.offset = offset
-        self._engine = None
+        self._engine: Engine | None = None  # the shared storage, once `share`d
 
     def now(self) -> float:
         """Seconds since the epoch, as the server sees them."""
         return time.time() + self.offset
 
-    async def share(self, engine) -> None:
+    async def share(self, engine: Engine) -> None:
         """Keep the offset in `engine` from now on; a start-up offset ahead of the
         stored one moves the shared clock forward to it."""
         self._engine = engine
@@ -48,6 +48,7 @@ class Clock:
 
     async def refresh(self) -> None:
         """Take up a move made through another node."""
+        assert self._engine is not None  # only a shared clock follows (share() came first)
         async with self._engine.reader() as unit:
             raw = doc_of(await unit.get(CLOCK, _HK, _RK))
         if raw is not None:
@@ -67,6 +68,7 @@ class Clock:
     async def _move(self, seconds: float) -> None:
         # Moves through several nodes add up: each starts from the larger of the
         # stored offset and the one this node already follows.
+        assert self._engine is not None  # share() sets it before its first move
         async with self._engine.transaction() as unit:
             raw = doc_of(await unit.get(CLOCK, _HK, _RK, lock=True))
             stored = 0.0 if raw is None else float(raw)

@@ -15,7 +15,7 @@ import math
 from okura import errors
 from okura.core import spaces
 from okura.core.catalog import Table
-from okura.storage.engine import doc_of
+from okura.storage.engine import Transaction, doc_of
 
 LIMIT = 10 * 1024 ** 3
 _GB = 1024 ** 3
@@ -25,7 +25,7 @@ def row_space(table: Table) -> int:
     return spaces.collections_of(table.id)
 
 
-async def grow(unit, table: Table, hk: bytes, growth: int) -> int:
+async def grow(unit: Transaction, table: Table, hk: bytes, growth: int) -> int:
     """Add `growth` bytes to the collection at `hk` and return its new size; a write
     that grows a collection past 10 GB is refused."""
     space = row_space(table)

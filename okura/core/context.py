@@ -20,7 +20,7 @@ class Context:
     __slots__ = ("db", "region", "access_key", "operation", "ledger", "table", "returned")
 
     def __init__(self, db: Database, operation: str = "", region: str = "",
-                 access_key: str = ""):
+                 access_key: str = "") -> None:
         self.db = db
         self.operation = operation  # "GetItem", ... (the X-Amz-Target's action)
         self.region = region

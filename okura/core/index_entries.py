@@ -16,6 +16,7 @@ from okura.core.capacity import Ledger
 from okura.core.catalog import CREATING, DELETING, Table
 from okura.core.indexes import Index
 from okura.errors import DynamoError
+from okura.storage.engine import Transaction
 from okura.values.key_rules import check_index_keys
 from okura.values.sizes import item_size
 
@@ -76,15 +77,16 @@ def entry(index: Index, table: Table, item: dict, hk: bytes,
     return located[0], located[1], projected(index, table, item)
 
 
-async def store_entry(unit, index: Index, found: tuple[bytes, bytes, dict]) -> int:
+async def store_entry(unit: Transaction, index: Index, found: tuple[bytes, bytes, dict]) -> int:
     """Store an entry (as `entry` found it); returns its size."""
     size = item_size(found[2])
     await unit.put(index.id, found[0], found[1], size, orjson.dumps(found[2]))
     return size
 
 
-async def store(unit, table: Table, hk: bytes, rk: bytes, old: dict | None, new: dict | None,
-                old_size: int, new_size: int, ledger: Ledger | None) -> int | None:
+async def store(unit: Transaction, table: Table, hk: bytes, rk: bytes, old: dict | None,
+                new: dict | None, old_size: int, new_size: int,
+                ledger: Ledger | None) -> int | None:
     """Replace the item's entries in every live index, charging `ledger` (None: a write
     that costs nothing, TTL's) what each index's change costs; returns the size of its
     item collection after the write for tables with local secondary indexes, else None.
@@ -111,10 +113,13 @@ async def store(unit, table: Table, hk: bytes, rk: bytes, old: dict | None, new:
             # write of its size, a moved index key two (a delete and a put, in their own
             # partitions), a changed projection one of the larger size.
             if moved and after is not None:
+                assert before is not None  # moved
                 ledger.write(table, before[0], before_size or 0, index=index)
                 ledger.write(table, after[0], after_size or 0, index=index)
             else:
-                ledger.write(table, (after or before)[0],
+                changed = after or before
+                assert changed is not None  # they differ: not both None
+                ledger.write(table, changed[0],
                              max(before_size or 0, after_size or 0), index=index)
         if not index.is_global:
             growth += (after_size or 0) - (before_size or 0)

@@ -20,12 +20,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import TYPE_CHECKING
 
 import orjson
 
 from okura.core import index_entries, leases
 from okura.core.catalog import ACTIVE, DELETING, CatalogChanged, Table
 from okura.storage.engine import Conflict
+
+if TYPE_CHECKING:
+    from okura.core.database import Database
 
 CHUNK = 256  # rows indexed per transaction: bounds the pause other requests see
 POLL = 0.05  # seconds between looks at a job not due yet (the clock may be moved)
@@ -45,9 +49,9 @@ def progress(job: dict) -> float:
 
 
 class IndexJobs:
-    def __init__(self, db):
+    def __init__(self, db: Database) -> None:
         self.db = db
-        self._running: dict[tuple[str, int], asyncio.Task] = {}
+        self._running: dict[tuple[str, int], asyncio.Task[None]] = {}
 
     def notice(self, table: Table) -> None:
         """Run the table's pending jobs unless they already run here."""
@@ -90,7 +94,8 @@ class IndexJobs:
 
     async def _backfill(self, table: Table, index_name: str, job: dict) -> None:
         index = next(index for index in table.indexes if index.name == index_name)
-        after = None if job["After"] is None else tuple(map(bytes.fromhex, job["After"]))
+        reached = job["After"]  # [hk hex, rk hex] of the last row indexed, or None
+        after = None if reached is None else (bytes.fromhex(reached[0]), bytes.fromhex(reached[1]))
         async with self.db.engine.transaction() as unit:
             # Still the job it was: a Delete ending it (on another node, perhaps, which
             # took the lease over) changes the document first, and a backfill committing

@@ -15,11 +15,15 @@ from __future__ import annotations
 
 import os
 import socket
+from typing import TYPE_CHECKING
 
 import orjson
 
 from okura.core.spaces import LEASES
 from okura.storage.engine import doc_of
+
+if TYPE_CHECKING:
+    from okura.core.database import Database
 
 # This process, as lease rows name their holder: which node holds what is readable
 # in the database.
@@ -27,7 +31,7 @@ NODE = f"{socket.gethostname()}:{os.getpid()}"
 
 
 
-async def acquire(db, name: str, holder: str, now: float, until: float) -> bool:
+async def acquire(db: Database, name: str, holder: str, now: float, until: float) -> bool:
     """Take or renew the lease `name` for `holder` until `until`; False if another
     holder's lease is still running."""
     key = name.encode()
@@ -41,7 +45,7 @@ async def acquire(db, name: str, holder: str, now: float, until: float) -> bool:
     return True
 
 
-async def holder(db, name: str) -> dict | None:
+async def holder(db: Database, name: str) -> dict | None:
     """The lease row ({"Holder", "Until"}) or None."""
     async with db.engine.reader() as unit:
         raw = doc_of(await unit.get(LEASES, name.encode(), b""))

@@ -13,7 +13,7 @@ only what its filter, projection or LastEvaluatedKey needs.
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Awaitable, Callable, NamedTuple
 
 import orjson
 
@@ -21,6 +21,7 @@ from okura.core.catalog import Table
 from okura.core.context import Context
 from okura.core.indexes import Index
 from okura.storage import keys
+from okura.storage.engine import Transaction
 
 PAGE_BYTES = 1024 * 1024  # DynamoDB's 1 MB per Query or Scan page
 _BATCH = 256  # rows fetched per engine call while no Limit is nearer
@@ -31,7 +32,7 @@ class Source:
 
     __slots__ = ("table", "index", "id", "hash_keys", "range_keys", "key_names")
 
-    def __init__(self, table: Table, index: Index | None = None):
+    def __init__(self, table: Table, index: Index | None = None) -> None:
         self.table = table
         self.index = index
         if index is None:
@@ -59,7 +60,9 @@ class Source:
         table = self.table
         if self.index is None:
             return table.locate(key)
-        return self.index.locate(key, *table.locate(key))
+        located = self.index.locate(key, *table.locate(key))
+        assert located is not None  # the key holds the index key attributes
+        return located
 
     def last_key(self, item: dict) -> dict:
         """LastEvaluatedKey of a row: its key attributes, as DynamoDB returns them."""
@@ -173,8 +176,9 @@ def next_range(rk: bytes, lo: bytes | None, hi: bytes | None,
     return (rk + b"\x00", hi) if forward else (lo, rk)
 
 
-async def _collect(call, arguments: tuple, limit: int | None, place: int,
-                   hk: bytes | None = None) -> tuple:
+async def _collect(call: Callable[..., Awaitable[list[tuple]]], arguments: tuple,
+                   limit: int | None, place: int, hk: bytes | None = None
+                   ) -> tuple[list[bytes], int, bytes | None, tuple[int, bytes, bytes] | None]:
     """(docs, summed sizes, last doc, position) of rows from `call(*arguments, want)`
     (an engine's scan, or its query of partition `hk`) in batches, until Limit rows,
     1 MB of them (then the last row's doc and position say where it stopped) or the
@@ -200,7 +204,7 @@ async def _collect(call, arguments: tuple, limit: int | None, place: int,
             arguments = (arguments[0], hk, *next_range(last[0], lo, hi, forward), forward)
 
 
-async def _fetch(ctx: Context, unit, table: Table, entries: list[bytes],
+async def _fetch(ctx: Context, unit: Transaction, table: Table, entries: list[bytes],
                  consistent: bool) -> list[bytes]:
     """The stored table item behind each index entry (skipping those gone since), each
     charged as its own read."""

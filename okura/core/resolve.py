@@ -35,16 +35,15 @@ def _noted(ctx: Context, table: Table) -> Table:
     return table
 
 
-def _serves(ctx: Context, table: Table | None) -> bool:
+def _serves(ctx: Context, table: Table) -> bool:
     """Whether the table serves data now (see Table.serves_from)."""
-    return table is not None and (not table.serves_from
-                                  or table.serves_from <= ctx.db.clock.now())
+    return not table.serves_from or table.serves_from <= ctx.db.clock.now()
 
 
 async def serving(ctx: Context, value: str) -> Table:
     """The table a data operation addresses: ResourceNotFound unless it serves data."""
     table = await ctx.db.catalog.get(ctx.region, table_name(value))
-    if not _serves(ctx, table):
+    if table is None or not _serves(ctx, table):
         raise errors.resource_not_found()
     return _noted(ctx, table)
 

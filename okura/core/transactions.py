@@ -13,7 +13,7 @@ the committed outcome, never a write without its outcome.
 from __future__ import annotations
 
 import hashlib
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import orjson
 
@@ -22,19 +22,22 @@ from okura.core import items
 from okura.core.catalog import Table
 from okura.core.context import Context
 from okura.errors import DynamoError
-from okura.storage.engine import Conflict, Locked, doc_of
+from okura.storage.engine import Conflict, Locked, Transaction, doc_of
+
+if TYPE_CHECKING:
+    from okura.core.database import Database
 
 TOKEN_LIFETIME = 600.0  # DynamoDB keeps a client token for 10 minutes
 CLAIM_LEASE = 60.0  # a claim left by a node that died frees its token after this
 _CONFLICT_CODE = "TransactionConflict"
 
 
-def digest(parameters) -> bytes:
+def digest(parameters: object) -> bytes:
     """What a repeat of a request must match to be the same request."""
     return hashlib.sha256(orjson.dumps(parameters, option=orjson.OPT_SORT_KEYS)).digest()
 
 
-async def claim(db, key: str, request_digest: bytes) -> bytes | None:
+async def claim(db: Database, key: str, request_digest: bytes) -> bytes | None:
     """Claim a client token for a transaction about to run (None), or return the outcome
     recorded by the earlier request that used it."""
     now = db.clock.now()
@@ -57,7 +60,7 @@ def reason(error: DynamoError | None, returned: dict | None = None) -> dict:
         return {"Code": "None"}
     name = error.name
     code = "ValidationError" if name == "ValidationException" else name.removesuffix("Exception")
-    out = {"Code": code, "Message": error.message}
+    out: dict = {"Code": code, "Message": error.message}
     if returned is not None:
         out["Item"] = returned
     return out
@@ -71,15 +74,17 @@ def _conflicts(count: int) -> DynamoError:
 
 
 async def transact_write(ctx: Context, changes: list[items.Change], token: str | None = None,
-                outcome: Callable[[list[items.Written]], bytes] | None = None
-                ) -> list[items.Written]:
+                         outcome: Callable[[list[items.Written]], bytes] | None = None
+                         ) -> list[items.Written]:
     """Run a write transaction: all changes or none. A refused change cancels it with
     TransactionCanceledException. With a claimed `token`, `outcome(written)` is
     recorded in the same storage transaction; if the transaction fails, the claim is
     dropped so the token may be used again."""
     db = ctx.db
 
-    async def settle(unit, written):
+    async def settle(unit: Transaction, written: list[items.Written]) -> None:
+        # before_commit only with a token, and a claimed token comes with its outcome
+        assert token is not None and outcome is not None
         await unit.token_settle(token, outcome(written), db.clock.now() + TOKEN_LIFETIME)
     try:
         return await items.write_all(ctx, changes, wait=False,

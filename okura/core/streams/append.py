@@ -7,12 +7,17 @@ produces them, exactly once, committed or rolled back with the change itself.
 from __future__ import annotations
 
 import uuid
+from typing import TYPE_CHECKING
 
 import orjson
 
 from okura.core.streams.state import RECORDS, load_stream, record_rk, sequence_number, Stream
+from okura.storage.engine import Transaction
 from okura.values.ordering import equal
 from okura.values.sizes import item_size
+
+if TYPE_CHECKING:
+    from okura.core.catalog import Table
 
 # The userIdentity of a deletion made by DynamoDB itself (TTL expiry), with the member
 # names of the Streams API's Identity shape (Lambda's event JSON spells them in
@@ -30,13 +35,14 @@ def same_item(old: dict | None, new: dict | None) -> bool:
                                             for name, value in old.items())
 
 
-def record(stream: Stream, table, old: dict | None, new: dict | None, seq: int,
+def record(stream: Stream, table: Table, old: dict | None, new: dict | None, seq: int,
            now: float, by_service: bool) -> dict:
     """The record as GetRecords returns it."""
     item = new if new is not None else old
+    assert item is not None  # a change that leaves the item absent has no record
     view = stream.doc["ViewType"]
     with_new, with_old = _IMAGES[view]
-    data = {"ApproximateCreationDateTime": int(now), "Keys": table.key_of(item)}
+    data: dict = {"ApproximateCreationDateTime": int(now), "Keys": table.key_of(item)}
     if with_new and new is not None:
         data["NewImage"] = new
     if with_old and old is not None:
@@ -53,7 +59,7 @@ def record(stream: Stream, table, old: dict | None, new: dict | None, seq: int,
     return out
 
 
-async def append(unit, table, old: dict | None, new: dict | None, now: float,
+async def append(unit: Transaction, table: Table, old: dict | None, new: dict | None, now: float,
                  by_service: bool = False) -> None:
     """Append the record of one stored change to the table's enabled stream, if any."""
     doc = table.doc

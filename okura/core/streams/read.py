@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import orjson
 
@@ -21,6 +21,9 @@ from okura.core.streams.state import (RECORDS, Stream, load_stream, parse_arn, r
                                       region_prefix)
 from okura.storage import keys
 from okura.storage.engine import doc_of
+
+if TYPE_CHECKING:
+    from okura.core.database import Database
 
 ITERATOR_AGE = 15 * 60
 MAX_BYTES = 1024 * 1024   # GetRecords returns at most 1 MB ...
@@ -39,7 +42,7 @@ class Iterator(NamedTuple):
         return f"{self.arn}|1|{base64.urlsafe_b64encode(token).decode()}"
 
     @classmethod
-    def decode(cls, text: str) -> "Iterator | None":
+    def decode(cls, text: str) -> Iterator | None:
         arn, _, token = text.rpartition("|1|")
         try:
             shard, position, issued = orjson.loads(base64.urlsafe_b64decode(token))
@@ -61,7 +64,7 @@ class Trimmed(Exception):
     """The record an iterator or sequence number points at has been trimmed."""
 
 
-async def find(db, arn: str, horizon: float) -> Stream | None:
+async def find(db: Database, arn: str, horizon: float) -> Stream | None:
     """The readable stream of an ARN, or None (never existed, or aged out)."""
     named = parse_arn(arn)
     if named is None:
@@ -73,7 +76,7 @@ async def find(db, arn: str, horizon: float) -> Stream | None:
     return stream
 
 
-async def listing(db, region: str, table_name: str | None, after: str | None,
+async def listing(db: Database, region: str, table_name: str | None, after: str | None,
                   limit: int, horizon: float) -> tuple[list[Stream], bool]:
     """Readable streams of a region (of one table name if given), in (table name,
     label) order, after the stream ARN `after`; and whether more follow."""
@@ -111,7 +114,7 @@ def _upper(stream: Stream, shard: dict) -> int:
     return shard["End"] if shard["End"] is not None else stream.last_seq()
 
 
-async def oldest_position(db, stream: Stream, shard: dict, horizon: float) -> int:
+async def oldest_position(db: Database, stream: Stream, shard: dict, horizon: float) -> int:
     """The position before the shard's oldest untrimmed record (TRIM_HORIZON)."""
     position = shard["Start"] - 1
     upper = _upper(stream, shard)
@@ -128,7 +131,7 @@ async def oldest_position(db, stream: Stream, shard: dict, horizon: float) -> in
     return position
 
 
-async def check_position(db, stream: Stream, seq: int, horizon: float) -> None:
+async def check_position(db: Database, stream: Stream, seq: int, horizon: float) -> None:
     """Raise Trimmed if the record of counter `seq` has been trimmed."""
     async with db.engine.reader() as unit:
         raw = doc_of(await unit.get(stream.id, RECORDS, record_rk(seq)))
@@ -140,7 +143,7 @@ def latest_position(stream: Stream, shard: dict) -> int:
     return _upper(stream, shard)
 
 
-async def records(db, stream: Stream, shard: dict, position: int, limit: int,
+async def records(db: Database, stream: Stream, shard: dict, position: int, limit: int,
                   horizon: float) -> Batch:
     """Up to `limit` records (and 1 MB) of a shard after `position`."""
     upper = _upper(stream, shard)
@@ -162,14 +165,14 @@ async def records(db, stream: Stream, shard: dict, position: int, limit: int,
     return Batch(out, position, shard["End"] is not None and position >= shard["End"])
 
 
-async def trim(db, horizon: float, chunk: int = 500) -> int:
+async def trim(db: Database, horizon: float, chunk: int = 500) -> int:
     """Delete what has aged out, at most about `chunk` rows per stream: records past
     the horizon, shards closed before it, and disabled streams gone entirely.
     Returns the number of rows deleted (a caller loops while it is not zero)."""
     deleted = 0
     async with db.engine.reader() as unit:
         directory = await unit.scan(STREAMS, None, None, None, 1 << 30)
-    for hk, rk, _, raw in directory:
+    for hk, rk, _, _ in directory:
         async with db.engine.transaction() as unit:
             raw = doc_of(await unit.get(STREAMS, hk, rk, lock=True))
             if raw is None:

@@ -18,12 +18,17 @@ period ago, and the open one.
 from __future__ import annotations
 
 import secrets
+from typing import TYPE_CHECKING
 
 import orjson
 
 from okura.core.spaces import STREAMS
 from okura.storage import keys
-from okura.storage.engine import doc_of
+from okura.storage.engine import Transaction, doc_of
+
+if TYPE_CHECKING:
+    from okura.core.catalog import Table
+    from okura.core.database import Database
 
 SHARD_PERIOD = 4 * 3600   # seconds a shard stays open
 RECORDS = b""             # hk of every record row in a stream's row space
@@ -85,12 +90,12 @@ class Stream:
 
     __slots__ = ("region", "doc")
 
-    def __init__(self, region: str, doc: dict):
+    def __init__(self, region: str, doc: dict) -> None:
         self.region = region
         self.doc = doc
 
     @classmethod
-    def new(cls, stream_id: int, table, now: float) -> "Stream":
+    def new(cls, stream_id: int, table: Table, now: float) -> Stream:
         doc = table.doc
         return cls(table.region, {
             "Id": stream_id, "TableId": table.id, "TableName": table.name,
@@ -150,42 +155,45 @@ class Stream:
         self.doc["Disabled"] = now
         self.close_shard(now)
 
-    async def save(self, unit) -> None:
+    async def save(self, unit: Transaction) -> None:
         await unit.put(STREAMS, directory_hk(self.region, self.doc["TableName"]),
                        self.doc["Label"].encode(), 0, orjson.dumps(self.doc))
 
 
-async def load_stream(unit, region: str, table_name: str, label: str,
-               lock: bool = False) -> Stream | None:
+async def load_stream(unit: Transaction, region: str, table_name: str, label: str,
+                      lock: bool = False) -> Stream | None:
     raw = doc_of(await unit.get(STREAMS, directory_hk(region, table_name), label.encode(),
                                 lock=lock))
     return None if raw is None else Stream(region, orjson.loads(raw))
 
 
-async def of_table(unit, region: str, table_name: str) -> list[Stream]:
+async def of_table(unit: Transaction, region: str, table_name: str) -> list[Stream]:
     """Every stream (enabled or not) of the tables named `table_name`, oldest first."""
     hk = directory_hk(region, table_name)
     rows = await unit.scan(STREAMS, None, hk, keys.prefix_end(hk), 1 << 30)
     return [Stream(region, orjson.loads(doc)) for _, _, _, doc in rows]
 
 
-async def follow_table(db, region: str, table_name: str) -> None:
+async def follow_table(db: Database, region: str, table_name: str) -> None:
     """Bring the stream directory in line with a table's catalog document after
     CreateTable, UpdateTable or DeleteTable: its enabled stream exists, and every
     other stream of that name is disabled (and stays readable until it ages out)."""
     table = await db.catalog.get(region, table_name)
-    wanted = None
+    # the table whose stream stays enabled (None: no stream of that name does)
+    streaming = None
     if table is not None and table.doc["TableStatus"] != "DELETING" and \
             "StreamSpecification" in table.doc:
-        wanted = table.doc["LatestStreamLabel"]
+        streaming = table
     now = db.clock.now()
     async with db.engine.transaction() as unit:
         found = False
         for stream in await of_table(unit, region, table_name):
-            if stream.doc["Label"] == wanted and stream.doc["TableId"] == table.id:
+            if (streaming is not None
+                    and stream.doc["Label"] == streaming.doc["LatestStreamLabel"]
+                    and stream.doc["TableId"] == streaming.id):
                 found = True
             elif stream.doc["Disabled"] is None:
                 stream.disable(now)
                 await stream.save(unit)
-        if wanted is not None and not found:
-            await Stream.new(await unit.new_id(), table, now).save(unit)
+        if streaming is not None and not found:
+            await Stream.new(await unit.new_id(), streaming, now).save(unit)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -23,6 +24,10 @@ from okura.core.streams import read
 from okura.core.ttl import registry
 from okura.errors import DynamoError
 from okura.storage.engine import Conflict
+
+if TYPE_CHECKING:
+    from okura.core.catalog import Table
+    from okura.core.database import Database
 
 log = logging.getLogger("okura.ttl")
 
@@ -40,7 +45,7 @@ def expired(item: dict | None, attribute: str, now: float) -> bool:
 
 
 class Sweeper:
-    def __init__(self, db, interval: float):
+    def __init__(self, db: Database, interval: float) -> None:
         self.db = db
         self.interval = interval
 
@@ -75,7 +80,7 @@ class Sweeper:
             await asyncio.sleep(0)
         return deleted
 
-    async def _table(self, table) -> int:
+    async def _table(self, table: Table) -> int:
         attribute = table.doc["TimeToLive"]["AttributeName"]
         deleted, after = 0, None
         ctx = Context(self.db, "TimeToLive", table.region)
@@ -92,8 +97,8 @@ class Sweeper:
             after = rows[-1][:2]
             await asyncio.sleep(0)
 
-    async def _expire(self, ctx: Context, table, item: dict, attribute: str) -> int:
-        def decide(old):
+    async def _expire(self, ctx: Context, table: Table, item: dict, attribute: str) -> int:
+        def decide(old: dict | None) -> dict | None | object:
             return None if expired(old, attribute, self.db.clock.now()) else UNCHANGED
 
         try:
