@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from okura import errors, partiql, shapes
 from okura.core import items, transactions
+from okura.core.context import Context
 from okura.errors import DynamoError
 from okura.operations.shared import partiql_statements
 
 
-async def handle(ctx, body: dict):
+async def handle(ctx: Context, body: dict) -> dict:
     shapes.check("BatchExecuteStatement", body)
     statements = [_prepared(entry) for entry in body["Statements"]]
     reads = {type(stmt) is partiql.Select for stmt in statements if type(stmt) is not DynamoError}
@@ -16,23 +17,23 @@ async def handle(ctx, body: dict):
         # "The entire batch must consist of either read statements or write statements"
         raise errors.validation(
             "Batch must contain either all read statements or all write statements")  # unverified
-    responses = []
+    responses: list[dict] = []
     for entry, stmt in zip(body["Statements"], statements):
         try:
-            if type(stmt) is DynamoError:
+            if isinstance(stmt, DynamoError):
                 raise stmt
             responses.append(await _one(ctx, entry, stmt))
         except DynamoError as error:
             # the item a failed condition saw, when the statement asked for it (ALL_OLD)
             responses.append({"Error": transactions.reason(error, (error.extra or {}).get("Item"))})
-    out = {"Responses": responses}
+    out: dict = {"Responses": responses}
     capacity = ctx.ledger.consumed(body.get("ReturnConsumedCapacity"))
     if capacity is not None:
         out["ConsumedCapacity"] = capacity
     return out
 
 
-def _prepared(entry: dict):
+def _prepared(entry: dict) -> partiql_statements.Statement | DynamoError:
     """The statement, or the error that is its response."""
     try:
         return partiql_statements.prepare(entry)
@@ -40,7 +41,7 @@ def _prepared(entry: dict):
         return error
 
 
-async def _one(ctx, entry: dict, stmt) -> dict:
+async def _one(ctx: Context, entry: dict, stmt: partiql_statements.Statement) -> dict:
     if type(stmt) is partiql.Select:
         table, key = await partiql_statements.key_target(ctx, stmt)
         raw = await items.fetch(ctx, table, key, bool(entry.get("ConsistentRead")))

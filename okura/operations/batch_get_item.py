@@ -7,6 +7,7 @@ import orjson
 
 from okura import errors, expressions, shapes
 from okura.core import items, resolve
+from okura.core.context import Context
 from okura.expressions import legacy
 from okura.operations.shared.batch_keys import DistinctKeys
 from okura.operations.shared.single_item import placeholders
@@ -16,7 +17,7 @@ MAX_KEYS = 100
 REPLY_BYTES = 16 * 1024 * 1024
 
 
-def _projection(wanted: dict):
+def _projection(wanted: dict) -> expressions.Projection | None:
     """The table's ProjectionExpression, or its legacy AttributesToGet, or None."""
     legacy.check_mixing(wanted, "GetItem")
     names_resolver = placeholders(wanted, ("ProjectionExpression",))
@@ -27,7 +28,7 @@ def _projection(wanted: dict):
     return projection if names is None else legacy.projection(names)
 
 
-async def handle(ctx, body: dict) -> dict:
+async def handle(ctx: Context, body: dict) -> dict:
     shapes.check("BatchGetItem", body)
     request_items = body["RequestItems"]
     if sum(len(wanted["Keys"]) for wanted in request_items.values()) > MAX_KEYS:

@@ -5,15 +5,20 @@ from __future__ import annotations
 
 from okura import errors, shapes
 from okura.core import index_entries, items, resolve
+from okura.core.catalog import Table
+from okura.core.context import Context
 from okura.operations.shared import write_actions
 from okura.operations.shared.batch_keys import DistinctKeys
 from okura.operations.shared.single_item import item_collection_metrics
 from okura.values import key_rules, plain, sizes, validation
 
 MAX_REQUESTS = 25
+# A write request once checked: (table, key, item or None (a delete), the item's size
+# or None, its storage key or None).
+Planned = tuple[Table, dict, dict | None, int | None, tuple[bytes, bytes] | None]
 
 
-def _plain(ctx, body: dict) -> list[tuple] | None:
+def _plain(ctx: Context, body: dict) -> list[Planned] | None:
     """The planned writes of a batch in its commonest form (only RequestItems, flat
     items and plain keys, distinct, on tables this process holds), checked as
     _checked() checks them; None sends the batch the general way, for its errors."""
@@ -22,7 +27,8 @@ def _plain(ctx, body: dict) -> list[tuple] | None:
             len(writes) for writes in request_items.values() if type(writes) is list
     ) > MAX_REQUESTS:
         return None
-    checked, pending = [], []
+    checked: list[tuple[Table, dict | None, dict | None, int | None]] = []
+    pending: list[tuple[dict, str]] = []  # numbers to normalise (values/plain.py)
     for name, writes in request_items.items():
         table = resolve.held(ctx, name)
         if table is None or type(writes) is not list or not writes:
@@ -34,8 +40,10 @@ def _plain(ctx, body: dict) -> list[tuple] | None:
             if type(put) is dict and len(put) == 1:
                 item = put.get("Item")
                 size = plain.sized_item(item, pending)
-                if (size is None or size > sizes.MAX_ITEM_SIZE
-                        or not plain.item_keys(item, table.schema, pending)):
+                if size is None or size > sizes.MAX_ITEM_SIZE:
+                    return None
+                assert item is not None  # sized_item() took it: a dict
+                if not plain.item_keys(item, table.schema, pending):
                     return None
                 checked.append((table, None, item, size))
             elif type(delete) is dict and len(delete) == 1 and plain.key(
@@ -44,7 +52,8 @@ def _plain(ctx, body: dict) -> list[tuple] | None:
             else:
                 return None
     plain.apply(pending)  # every request is plain: its keys can be located now
-    planned, seen = [], set()
+    planned: list[Planned] = []
+    seen = set()
     for table, key, item, size in checked:
         if item is not None:
             if table.indexes:
@@ -53,6 +62,7 @@ def _plain(ctx, body: dict) -> list[tuple] | None:
                 except errors.DynamoError:
                     return None
             key = table.key_of(item)
+        assert key is not None  # a delete's, or the put item's
         at = table.locate(key)
         if (table.id, at) in seen:
             return None
@@ -61,13 +71,14 @@ def _plain(ctx, body: dict) -> list[tuple] | None:
     return planned
 
 
-async def _checked(ctx, body: dict) -> list[tuple]:
+async def _checked(ctx: Context, body: dict) -> list[Planned]:
     """(table, key, item or None, item size or None, None) per write request, in
     request order, after every rule (the last: its storage key, which _plain() knows)."""
     request_items = body["RequestItems"]
     if sum(len(writes) for writes in request_items.values()) > MAX_REQUESTS:
         raise errors.validation("Too many items requested for the BatchWriteItem call")
-    planned, per_table = [], {}
+    planned: list[Planned] = []
+    per_table: dict[int, DistinctKeys] = {}
     for name, writes in request_items.items():
         table = await resolve.serving(ctx, name)
         # One table named twice (by name and by ARN) is still one table.
@@ -95,7 +106,7 @@ async def _checked(ctx, body: dict) -> list[tuple]:
     return planned
 
 
-async def handle(ctx, body: dict) -> dict:
+async def handle(ctx: Context, body: dict) -> dict:
     planned = _plain(ctx, body)
     if planned is None:
         shapes.check("BatchWriteItem", body)

@@ -6,6 +6,7 @@ import uuid
 from okura import errors, shapes
 from okura.core import resolve
 from okura.core.catalog import CREATING
+from okura.core.context import Context
 from okura.core.streams.state import follow_table
 from okura.operations.shared import index_rules, table_rules, table_settings
 from okura.operations.shared.table_description import describe
@@ -43,7 +44,7 @@ def _billing(body: dict) -> tuple[str, dict | None]:
     return PROVISIONED, throughput
 
 
-def table_document(ctx, body: dict) -> dict:
+def table_document(ctx: Context, body: dict) -> dict:
     """The catalog document of the table `body` defines, after every rule."""
     schema = body["KeySchema"]
     table_rules.check_key_schema(schema)
@@ -88,7 +89,7 @@ def table_document(ctx, body: dict) -> dict:
     return doc
 
 
-async def handle(ctx, body: dict) -> dict:
+async def handle(ctx: Context, body: dict) -> dict:
     shapes.check("CreateTable", body)
     _require_schema(body)
     doc = table_document(ctx, body)

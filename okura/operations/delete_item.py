@@ -3,13 +3,14 @@ from __future__ import annotations
 
 from okura import shapes
 from okura.core import items, resolve
+from okura.core.context import Context
 from okura.operations.shared import write_actions
 from okura.operations.shared.single_item import (item_collection_metrics, old_or_none, reply,
                                                  write_expressions)
 from okura.values import key_rules, validation
 
 
-async def handle(ctx, body: dict):
+async def handle(ctx: Context, body: dict) -> dict:
     shapes.check("DeleteItem", body)
     key = body["Key"]
     validation.check_item(key)

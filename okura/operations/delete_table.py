@@ -3,13 +3,14 @@ from __future__ import annotations
 
 from okura import errors, shapes
 from okura.core.catalog import ACTIVE, DELETING
+from okura.core.context import Context
 from okura.core.streams.state import follow_table
 from okura.operations.shared.table_description import describe
 from okura.core import resolve
 from okura.operations.shared.table_rules import in_use
 
 
-async def handle(ctx, body: dict) -> dict:
+async def handle(ctx: Context, body: dict) -> dict:
     shapes.check("DeleteTable", body)
     db = ctx.db
     table = await resolve.existing(ctx, body["TableName"])

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from okura import shapes
+from okura.core.context import Context
 from okura.operations.shared.table_rules import ACCOUNT_MAX_CAPACITY, TABLE_MAX_CAPACITY
 
 _LIMITS = {
@@ -12,6 +13,6 @@ _LIMITS = {
 }
 
 
-async def handle(ctx, body: dict) -> dict:
+async def handle(ctx: Context, body: dict) -> dict:
     shapes.check("DescribeLimits", body)
     return dict(_LIMITS)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from okura import shapes
 from okura.core import resolve
+from okura.core.context import Context
 
 
 def ttl_description(doc: dict) -> dict:
@@ -12,7 +13,7 @@ def ttl_description(doc: dict) -> dict:
     return {"TimeToLiveStatus": "ENABLED", "AttributeName": setting["AttributeName"]}
 
 
-async def handle(ctx, body: dict) -> dict:
+async def handle(ctx: Context, body: dict) -> dict:
     shapes.check("DescribeTimeToLive", body)
     table = await resolve.existing(ctx, body["TableName"])
     return {"TimeToLiveDescription": ttl_description(table.doc)}

@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 from okura import partiql, shapes
+from okura.core.context import Context
 from okura.operations.shared import partiql_statements
 
 
-async def handle(ctx, body: dict):
+async def handle(ctx: Context, body: dict) -> dict:
     shapes.check("ExecuteStatement", body)
     stmt = partiql_statements.prepare(body)
     out: dict

@@ -4,34 +4,36 @@ from __future__ import annotations
 
 from okura import errors, partiql, shapes
 from okura.core import transactions
+from okura.core.context import Context
 from okura.operations import transact_write_items
 from okura.operations.shared import partiql_statements, write_actions
 
 
-async def handle(ctx, body: dict):
+async def handle(ctx: Context, body: dict) -> dict:
     shapes.check("ExecuteTransaction", body)
     entries = body["TransactStatements"]
     statements = [partiql_statements.prepare(entry) for entry in entries]
-    reads = [type(stmt) is partiql.Select for stmt in statements]
-    if any(reads) and not all(reads):
+    reads = [stmt for stmt in statements if type(stmt) is partiql.Select]
+    writes = [stmt for stmt in statements if type(stmt) is not partiql.Select]
+    if reads and writes:
         raise errors.validation(
             "Transaction must contain either all reads or all writes")  # unverified
-    if all(reads):
-        return await _read(ctx, body, statements)
-    if any(getattr(stmt, "returning", None) for stmt in statements):
+    if not writes:
+        return await _read(ctx, body, reads)
+    if any(getattr(stmt, "returning", None) for stmt in writes):
         # a transaction's writes return nothing (developer guide, "Performing
         # transactions with PartiQL")
         raise partiql.messages.malformed(
             "RETURNING is not allowed in a transaction")  # unverified
     # each statement's own ReturnValuesOnConditionCheckFailure decides its reason's Item
     actions = [await partiql_statements.write_change(ctx, stmt, entry)
-               for stmt, entry in zip(statements, entries)]
+               for stmt, entry in zip(writes, entries)]
     write_actions.check_unique(actions)
     return await transact_write_items.run_transaction(ctx, body, "ExecuteTransaction", entries,
                                                       actions)
 
 
-async def _read(ctx, body: dict, statements: list) -> dict:
+async def _read(ctx: Context, body: dict, statements: list[partiql.Select]) -> dict:
     targets = [await partiql_statements.key_target(ctx, stmt) for stmt in statements]
     docs = await transactions.transact_get(ctx, targets)
     responses = []

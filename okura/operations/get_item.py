@@ -6,6 +6,7 @@ import orjson
 from okura import expressions, shapes
 from okura.expressions import legacy
 from okura.core import items, resolve
+from okura.core.context import Context
 from okura.operations.shared.single_item import plain_table, placeholders
 from okura.values import key_rules, plain, validation
 
@@ -13,8 +14,9 @@ _EMPTY = b"{}"
 _PLAIN = frozenset(("TableName", "Key", "ConsistentRead"))
 
 
-async def handle(ctx, body: dict):
-    table, pending = plain_table(ctx, body, _PLAIN), []
+async def handle(ctx: Context, body: dict) -> dict | bytes:
+    table = plain_table(ctx, body, _PLAIN)
+    pending: list[tuple[dict, str]] = []  # numbers to normalise (values/plain.py)
     consistent = body.get("ConsistentRead", False)
     if (table is not None and plain.key(body.get("Key"), table.schema, pending)
             and type(consistent) is bool):
@@ -37,7 +39,7 @@ async def handle(ctx, body: dict):
     capacity = ctx.ledger.consumed_one(body.get("ReturnConsumedCapacity"))
     if projection is None and capacity is None:
         return _whole(raw)
-    out = {}
+    out: dict = {}
     if raw is not None:
         item = orjson.loads(raw)
         out["Item"] = item if projection is None else expressions.project(projection, item)

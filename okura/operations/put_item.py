@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from okura import shapes
 from okura.core import items, resolve
+from okura.core.context import Context
 from okura.operations.shared import write_actions
 from okura.operations.shared.single_item import (item_collection_metrics, old_or_none,
                                                  plain_table, reply, write_expressions)
@@ -12,17 +13,19 @@ from okura.values.sizes import MAX_ITEM_SIZE
 _PLAIN = frozenset(("TableName", "Item"))
 
 
-async def handle(ctx, body: dict):
+async def handle(ctx: Context, body: dict) -> dict | bytes:
     table = plain_table(ctx, body, _PLAIN)
     if table is not None:
         # The commonest form: a flat item, checked and sized in one walk.
-        item, pending = body.get("Item"), []
+        item = body.get("Item")
+        pending: list[tuple[dict, str]] = []  # numbers to normalise (values/plain.py)
         size = plain.sized_item(item, pending)
-        if (size is not None and size <= MAX_ITEM_SIZE
-                and plain.item_keys(item, table.schema, pending)):
-            plain.apply(pending)
-            await items.write(ctx, write_actions.put_change(table, item, None, body, size))
-            return b"{}"
+        if size is not None and size <= MAX_ITEM_SIZE:
+            assert item is not None  # sized_item() took it: a dict
+            if plain.item_keys(item, table.schema, pending):
+                plain.apply(pending)
+                await items.write(ctx, write_actions.put_change(table, item, None, body, size))
+                return b"{}"
     shapes.check("PutItem", body)
     item = body["Item"]
     validation.check_item(item)

@@ -4,6 +4,7 @@ from __future__ import annotations
 from okura import errors, expressions, shapes
 from okura.expressions import legacy
 from okura.core import reads, resolve
+from okura.core.context import Context
 from okura.operations.shared import key_condition
 from okura.operations.shared.paged_reads import Reading, compile_expressions, requested_select
 from okura.operations.shared.single_item import placeholders
@@ -11,12 +12,12 @@ from okura.operations.shared.single_item import placeholders
 _EXPRESSIONS = ("KeyConditionExpression", "FilterExpression", "ProjectionExpression")
 
 
-async def handle(ctx, body: dict):
+async def handle(ctx: Context, body: dict) -> dict | bytes:
     shapes.check("Query", body)
     legacy.check_mixing(body, "Query")
     select = requested_select(body, "Query")
     text = body.get("KeyConditionExpression")
-    conditions = body.get("KeyConditions")
+    conditions = body.get("KeyConditions") or {}
     if text is None and not conditions:
         raise errors.validation(
             "Either the KeyConditions or KeyConditionExpression parameter must be specified in "
@@ -55,9 +56,9 @@ def _check_start(start: tuple[bytes, bytes], hk: bytes, lo: bytes | None,
         raise errors.validation("The provided starting key does not match the range key predicate")
 
 
-def _check_filter(node, key_schema: list[tuple[str, str]], param: str) -> None:
+def _check_filter(node: object, key_schema: list[tuple[str, str]], param: str) -> None:
     """A Query filter may not name the key attributes it reads by."""
-    used = set()
+    used: set[str] = set()
     _top_level_names(node, used)
     for name, _ in key_schema:
         if name in used:
@@ -67,7 +68,7 @@ def _check_filter(node, key_schema: list[tuple[str, str]], param: str) -> None:
                 f"{param} can only contain {detail} attributes: Primary key attribute: {name}")
 
 
-def _top_level_names(node, out: set) -> None:
+def _top_level_names(node: object, out: set[str]) -> None:
     if type(node) is expressions.Path:
         first = node.elements[0]
         if type(first) is str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from okura import errors, shapes
 from okura.expressions import legacy
 from okura.core import reads, resolve
+from okura.core.context import Context
 from okura.operations.shared.paged_reads import Reading, compile_expressions, requested_select
 from okura.operations.shared.single_item import placeholders
 from okura.storage import keys
@@ -12,7 +13,7 @@ from okura.storage import keys
 _EXPRESSIONS = ("FilterExpression", "ProjectionExpression")
 
 
-async def handle(ctx, body: dict):
+async def handle(ctx: Context, body: dict) -> dict | bytes:
     shapes.check("Scan", body)
     bounds = _segment(body)
     legacy.check_mixing(body, "Scan")

@@ -4,10 +4,11 @@ from __future__ import annotations
 from okura import errors, shapes
 from okura.core.catalog import ACTIVE, Table
 from okura.core import resolve
+from okura.core.context import Context
 from okura.operations.shared.table_rules import in_use
 from okura.operations.shared.table_settings import merged_tags
 
-async def _change_tags(ctx, table: Table, tags: dict) -> None:
+async def _change_tags(ctx: Context, table: Table, tags: dict) -> None:
     db = ctx.db
     status = table.status(db.clock.now())
     if status != ACTIVE:
@@ -15,14 +16,14 @@ async def _change_tags(ctx, table: Table, tags: dict) -> None:
     await db.catalog.save(table, dict(table.doc, Tags=tags))
 
 
-async def tag_resource(ctx, body: dict) -> dict:
+async def tag_resource(ctx: Context, body: dict) -> dict:
     shapes.check("TagResource", body)
     table = await resolve.by_arn(ctx, body["ResourceArn"])
     await _change_tags(ctx, table, merged_tags(table.doc.get("Tags", {}), body["Tags"]))
     return {}
 
 
-async def untag_resource(ctx, body: dict) -> dict:
+async def untag_resource(ctx: Context, body: dict) -> dict:
     shapes.check("UntagResource", body)
     table = await resolve.by_arn(ctx, body["ResourceArn"])
     removed = set(body["TagKeys"])
@@ -31,7 +32,7 @@ async def untag_resource(ctx, body: dict) -> dict:
     return {}
 
 
-async def list_tags_of_resource(ctx, body: dict) -> dict:
+async def list_tags_of_resource(ctx: Context, body: dict) -> dict:
     shapes.check("ListTagsOfResource", body)
     table = await resolve.by_arn(ctx, body["ResourceArn"])
     return {"Tags": [{"Key": key, "Value": value}

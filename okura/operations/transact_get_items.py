@@ -5,13 +5,16 @@ import orjson
 
 from okura import expressions, shapes
 from okura.core import resolve, transactions
+from okura.core.catalog import Table
+from okura.core.context import Context
 from okura.operations.shared.single_item import placeholders
 from okura.values import key_rules, validation
 
 
-async def handle(ctx, body: dict):
+async def handle(ctx: Context, body: dict) -> dict:
     shapes.check("TransactGetItems", body)
-    targets, projections = [], []
+    targets: list[tuple[Table, dict]] = []
+    projections: list[expressions.Projection | None] = []
     for entry in body["TransactItems"]:
         get = entry["Get"]
         key = get["Key"]
@@ -24,7 +27,7 @@ async def handle(ctx, body: dict):
         key_rules.check_key(key, table.schema)
         targets.append((table, key))
     docs = await transactions.transact_get(ctx, targets)
-    responses = []
+    responses: list[dict] = []
     for projection, doc in zip(projections, docs):
         if doc is None:
             responses.append({})

@@ -5,7 +5,8 @@ from __future__ import annotations
 import orjson
 
 from okura import errors, shapes
-from okura.core import transactions
+from okura.core import items, transactions
+from okura.core.context import Context
 from okura.operations.shared import write_actions
 from okura.operations.shared.single_item import item_collection_metrics
 from okura.values import sizes
@@ -13,7 +14,7 @@ from okura.values import sizes
 MAX_REQUEST_BYTES = 4 * 1024 * 1024
 
 
-async def handle(ctx, body: dict):
+async def handle(ctx: Context, body: dict) -> dict:
     shapes.check("TransactWriteItems", body)
     actions = [await write_actions.from_request(ctx, entry) for entry in body["TransactItems"]]
     write_actions.check_unique(actions)
@@ -22,7 +23,8 @@ async def handle(ctx, body: dict):
     return await run_transaction(ctx, body, "TransactWriteItems", body["TransactItems"], actions)
 
 
-async def run_transaction(ctx, body: dict, operation: str, parameters, actions: list) -> dict:
+async def run_transaction(ctx: Context, body: dict, operation: str, parameters: object,
+                          actions: list[write_actions.Action]) -> dict:
     """Run write actions as one transaction, honouring ClientRequestToken; shared with
     ExecuteTransaction. `parameters` is what a repeat of the token must match."""
     db = ctx.db
@@ -33,7 +35,7 @@ async def run_transaction(ctx, body: dict, operation: str, parameters, actions: 
         replayed = await transactions.claim(db, key, transactions.digest(parameters))
         if replayed is not None:
             return await _replay(ctx, body, replayed)
-    def outcome(written) -> bytes:
+    def outcome(written: list[items.Written]) -> bytes:
         # What a replay reports: each item's table and size as the transaction left
         # it (a replay is billed as reading them).
         return orjson.dumps([[action.change.table.name, sizes.item_size(new) if new else 0]
@@ -54,7 +56,7 @@ async def run_transaction(ctx, body: dict, operation: str, parameters, actions: 
     return out
 
 
-async def _replay(ctx, body: dict, outcome: bytes) -> dict:
+async def _replay(ctx: Context, body: dict, outcome: bytes) -> dict:
     """A repeated token's reply: billed as reading each item as the transaction left it."""
     for name, size in orjson.loads(outcome):
         table = ctx.db.catalog.cached(ctx.region, name) or await ctx.db.catalog.get(
@@ -64,6 +66,6 @@ async def _replay(ctx, body: dict, outcome: bytes) -> dict:
     return _reply(ctx, body)
 
 
-def _reply(ctx, body: dict) -> dict:
+def _reply(ctx: Context, body: dict) -> dict:
     capacity = ctx.ledger.consumed(body.get("ReturnConsumedCapacity"), named=True)
     return {} if capacity is None else {"ConsumedCapacity": capacity}

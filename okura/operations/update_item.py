@@ -2,8 +2,9 @@
 under a condition."""
 from __future__ import annotations
 
-from okura import shapes
+from okura import expressions, shapes
 from okura.core import items, resolve
+from okura.core.context import Context
 from okura.operations.shared import write_actions
 from okura.operations.shared.single_item import (check_key_untouched, item_collection_metrics,
                                                  plain_expression_members, plain_table, reply,
@@ -14,8 +15,9 @@ _PLAIN = frozenset(("TableName", "Key", "UpdateExpression", "ConditionExpression
                     "ExpressionAttributeNames", "ExpressionAttributeValues", "ReturnValues"))
 
 
-async def handle(ctx, body: dict):
-    table, pending = plain_table(ctx, body, _PLAIN), []
+async def handle(ctx: Context, body: dict) -> dict:
+    table = plain_table(ctx, body, _PLAIN)
+    pending: list[tuple[dict, str]] = []  # numbers to normalise (values/plain.py)
     if table is not None and (plain.key(body.get("Key"), table.schema, pending)
                               and plain_expression_members(body, pending)):
         plain.apply(pending)
@@ -30,7 +32,7 @@ async def handle(ctx, body: dict):
         key_rules.check_key(key, table.schema)
     if update is not None:
         check_key_untouched(table, update)
-    changed = []
+    changed: list[expressions.Path] = []
     change = write_actions.update_change(table, key, update, condition, body, changed=changed)
     written = await items.write(ctx, change)
     old, new = written.old, written.new

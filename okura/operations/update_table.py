@@ -5,6 +5,7 @@ from __future__ import annotations
 from okura import errors, shapes
 from okura.core import resolve
 from okura.core.catalog import ACTIVE, UPDATING, Table
+from okura.core.context import Context
 from okura.core.streams.state import follow_table
 from okura.operations.shared import index_updates, table_rules, table_settings
 from okura.operations.shared.table_description import describe
@@ -130,7 +131,7 @@ def updated_document(table: Table, body: dict, region: str, account: str, now: f
     return doc
 
 
-async def handle(ctx, body: dict) -> dict:
+async def handle(ctx: Context, body: dict) -> dict:
     shapes.check("UpdateTable", body)
     if not any(body.get(member) is not None for member in _CHANGES):
         raise errors.validation(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from okura import errors, shapes
 from okura.core.catalog import ACTIVE
+from okura.core.context import Context
 from okura.core.ttl import registry
 from okura.core import resolve
 from okura.operations.shared.table_rules import in_use
@@ -12,7 +13,7 @@ from okura.operations.shared.table_rules import in_use
 CHANGE_INTERVAL = 3600  # seconds after a change of TTL before the next is accepted
 
 
-async def handle(ctx, body: dict) -> dict:
+async def handle(ctx: Context, body: dict) -> dict:
     shapes.check("UpdateTimeToLive", body)
     spec = body["TimeToLiveSpecification"]
     db = ctx.db

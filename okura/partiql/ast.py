@@ -5,6 +5,7 @@ map or set literal holding one."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import final
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,6 +21,9 @@ class Composite:
     members: tuple
 
 
+# The statements are final: the operations tell them apart by `type(stmt) is ...`, which
+# a type checker narrows on for final classes only.
+@final
 @dataclass(frozen=True, slots=True)
 class Select:
     table: str
@@ -29,12 +33,14 @@ class Select:
     order: tuple = ()  # ORDER BY's (Path, descending) pairs
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class Insert:
     table: str
     item: object  # a Const or Composite of tag M
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class Update:
     """SET a = set_add(a, v) and set_delete(a, v) are an UpdateExpression's ADD a v and
@@ -48,6 +54,7 @@ class Update:
     deletes: tuple = ()
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class Delete:
     table: str
@@ -55,6 +62,7 @@ class Delete:
     returning: str | None = None  # ALL_OLD or None
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class Exists:
     """EXISTS(SELECT ...): a transaction's condition check."""

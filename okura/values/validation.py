@@ -202,7 +202,7 @@ def _check_all(values: dict, wrap) -> None:
             raise wrap(fault, name) from None
 
 
-def check_item(item: dict) -> None:
+def check_item(item: object) -> None:
     """Validate every attribute of an Item (or Key) in place, with DynamoDB's item messages."""
     if type(item) is not dict:
         raise _wire_fault(dict, item)

@@ -2,10 +2,15 @@
 the background, core/index_jobs.py), delete one, or change its throughput."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from okura import errors
 from okura.core.catalog import DELETING, Table
 from okura.operations.shared import index_rules, table_rules, table_settings
 from okura.operations.shared.table_rules import PAY_PER_REQUEST, PROVISIONED
+
+if TYPE_CHECKING:
+    from okura.core.database import Database
 
 GLOBAL = "GlobalSecondaryIndexes"
 _INVALID = "One or more parameter values were invalid: "
@@ -109,7 +114,7 @@ def _cancels(doc: dict, kind: str, action: dict) -> bool:
         and index["IndexStatus"] == "CREATING" for index in doc.get(GLOBAL, ()))
 
 
-async def change_indexes(db, table: Table, doc: dict, body: dict, now: float) -> None:
+async def change_indexes(db: Database, table: Table, doc: dict, body: dict, now: float) -> None:
     """Apply the request's GlobalSecondaryIndexUpdates to `doc` (the table's document
     being edited), recording the background jobs they start."""
     actions = [_action(update) for update in body["GlobalSecondaryIndexUpdates"]]

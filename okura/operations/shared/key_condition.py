@@ -8,7 +8,7 @@ ValidationException, with its message.
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Iterator, NamedTuple
 
 from okura import errors
 from okura.expressions import constant
@@ -33,14 +33,14 @@ def not_supported() -> errors.DynamoError:
     return errors.validation("Query key condition not supported")  # unverified
 
 
-def plan(condition, hash_keys: list[tuple[str, str]], range_keys: list[tuple[str, str]],
+def plan(condition: object, hash_keys: list[tuple[str, str]], range_keys: list[tuple[str, str]],
          values: dict | None) -> KeyPlan:
     """The partition and sort-key range a key condition selects, after its checks
     (`values`: what its placeholders stand for)."""
-    found: dict[str, tuple[str, tuple]] = {}
+    found: dict[str, tuple[str, tuple[dict, ...]]] = {}
     for part in _conjuncts(condition):
         name, op, nodes = _simple(part)
-        operands = tuple(constant(node, values) for node in nodes)
+        operands = tuple(_value(node, values) for node in nodes)
         if name in found:
             raise errors.validation("KeyConditionExpressions must only contain one condition per key")
         found[name] = (op, operands)
@@ -66,16 +66,23 @@ def plan(condition, hash_keys: list[tuple[str, str]], range_keys: list[tuple[str
     count = len(found) - len(hash_keys)
     if count == 0:
         return KeyPlan(hash_values, [], None, ())
-    named = [found.get(name) for name, _ in range_keys[:count]]
+    named = [found[name] for name, _ in range_keys[:count] if name in found]
     # The RANGE attributes named must be a leading run, "=" on all but the last.
-    if None in named or any(op != "=" for op, _ in named[:-1]):
+    if len(named) < count or any(op != "=" for op, _ in named[:-1]):
         raise not_supported()  # unverified for multi-attribute sort keys
     equal = [operands[0] for _, operands in named[:-1]]
     op, operands = named[-1]
     return KeyPlan(hash_values, equal, op, operands)
 
 
-def _conjuncts(node):
+def _value(node: object, values: dict | None) -> dict:
+    """The attribute value of an operand node (_simple's: a Value or a Const)."""
+    value = constant(node, values)
+    assert value is not None  # a Value or a Const stands for a value
+    return value
+
+
+def _conjuncts(node: object) -> Iterator[object]:
     while type(node) is And:
         yield from _conjuncts(node.left)
         node = node.right
@@ -106,14 +113,14 @@ def _simple(node) -> tuple[str, str, tuple]:
     raise not_supported()
 
 
-def _attribute(node) -> str:
+def _attribute(node: object) -> str:
     """A key condition names top-level attributes only."""
     if type(node) is not Path or len(node.elements) != 1 or type(node.elements[0]) is not str:
         raise not_supported()  # unverified
     return node.elements[0]
 
 
-def _constant(node):
+def _constant(node: object) -> Value | Const:
     if type(node) is not Value and type(node) is not Const:
         raise not_supported()  # unverified
     return node

@@ -37,7 +37,8 @@ def requested_select(body: dict, operation: str) -> str | None:
     return select
 
 
-def compile_expressions(body: dict, names: expressions.Resolver, legacy_filter: str) -> tuple:
+def compile_expressions(body: dict, names: expressions.Resolver,
+                        legacy_filter: str) -> tuple[object, expressions.Projection | None]:
     """(filter, projection) of a request, each None when absent; `legacy_filter` names the
     operation's legacy filter parameter (QueryFilter, ScanFilter)."""
     text = body.get("FilterExpression")
@@ -56,7 +57,8 @@ class Reading:
     __slots__ = ("source", "select", "filter", "values", "projection", "fetch", "consistent",
                  "mode", "limit")
 
-    def __init__(self, table: Table, body: dict, select: str | None, filter_, projection):
+    def __init__(self, table: Table, body: dict, select: str | None, filter_: object,
+                 projection: expressions.Projection | None) -> None:
         self.consistent = bool(body.get("ConsistentRead"))
         self.source = read_source(table, body.get("IndexName"), self.consistent)
         self.filter = filter_
@@ -101,6 +103,7 @@ class Reading:
         try:
             key_rules.check_key(key, schema)
         except errors.DynamoError as error:
+            assert error.message is not None  # key_rules' errors say what is wrong
             raise errors.validation(_START_INVALID.rstrip(": ") if query
                                     else _START_INVALID + error.message) from None
         return source.position(key)
@@ -116,12 +119,12 @@ class Reading:
             # Stored rows are wire JSON: copy them into the reply undecoded.
             count = len(page.docs)
             ctx.returned = count
-            out = (b'{"Items":[' + b",".join(page.docs) + b'],"Count":%d,"ScannedCount":%d'
+            raw = (b'{"Items":[' + b",".join(page.docs) + b'],"Count":%d,"ScannedCount":%d'
                    % (count, count))
             if page.last is not None:
                 key = self.source.last_key(orjson.loads(page.last))
-                out += b',"LastEvaluatedKey":' + orjson.dumps(key)
-            return out + b"}"
+                raw += b',"LastEvaluatedKey":' + orjson.dumps(key)
+            return raw + b"}"
         items = [orjson.loads(doc) for doc in page.docs]
         if self.filter is not None:
             evaluate, values = expressions.evaluate, self.values
@@ -160,6 +163,7 @@ def read_source(table: Table, name: str | None, consistent: bool) -> Source:
 
 def projected_names(source: Source) -> frozenset | None:
     """Top-level attributes an index entry holds (None: all of them)."""
+    assert source.index is not None  # a read of an index
     projection = source.index.projection
     if projection["ProjectionType"] == "ALL":
         return None

@@ -15,6 +15,7 @@ import orjson
 from okura import errors, expressions, partiql
 from okura.core import items, reads, resolve
 from okura.core.catalog import Table
+from okura.core.context import Context
 from okura.expressions.ast import And, Call, Compare, Const, In, Or, Path
 from okura.operations.shared import write_actions
 from okura.operations.shared.paged_reads import read_source
@@ -24,16 +25,18 @@ from okura.values import key_rules, ordering, sizes, validation
 
 _SETS = frozenset(("SS", "NS", "BS"))
 MAX_KEYS_IN = 50  # partition key values a read may name (developer guide, "PartiQL operators")
+Write = partiql.Insert | partiql.Update | partiql.Delete | partiql.Exists
+Statement = partiql.Select | Write
 
 
-def prepare(body: dict):
+def prepare(body: dict) -> Statement:
     parameters = body.get("Parameters")
     for value in parameters or ():
         validation.check_value(value)
     return partiql.statement(body["Statement"], parameters)
 
 
-def _terms(where) -> list:
+def _terms(where: object) -> list[object]:
     if where is None:
         return []
     if type(where) is And:
@@ -41,7 +44,7 @@ def _terms(where) -> list:
     return [where]
 
 
-def _equality(term, names) -> tuple[str, dict] | None:
+def _equality(term: object, names: tuple[str, ...]) -> tuple[str, dict] | None:
     if type(term) is not Compare or term.op != "=":
         return None
     for a, b in ((term.left, term.right), (term.right, term.left)):
@@ -51,14 +54,14 @@ def _equality(term, names) -> tuple[str, dict] | None:
     return None
 
 
-def _join(terms: list):
+def _join(terms: list[object]) -> object:
     node = None
     for term in terms:
         node = term if node is None else And(node, term)
     return node
 
 
-def split_key(table: Table, where) -> tuple[dict | None, object]:
+def split_key(table: Table, where: object) -> tuple[dict | None, object]:
     """(the key WHERE's equalities name, the rest of WHERE); key None unless every key
     attribute has its equality."""
     key, rest = {}, []
@@ -74,14 +77,15 @@ def split_key(table: Table, where) -> tuple[dict | None, object]:
     return key, _join(rest)
 
 
-async def write_change(ctx, stmt, body: dict,
-                       changed: list | None = None) -> write_actions.Action:
+async def write_change(ctx: Context, stmt: Write, body: dict,
+                       changed: list[expressions.Path] | None = None) -> write_actions.Action:
     """The change an INSERT, UPDATE, DELETE or EXISTS statement makes; an UPDATE adds
     the paths it writes to `changed` (for RETURNING MODIFIED)."""
     if type(stmt) is partiql.Insert:
         item = stmt.item.value.get("M") if type(stmt.item) is Const else None
         table = await resolve.serving(ctx, stmt.table)
         validation.check_item(item)
+        assert item is not None  # check_item refuses anything but a map
         key_rules.check_item_keys(item, table.schema)
         sizes.check_item_size(item)
         return write_actions.Action(write_actions.insert_change(table, item))
@@ -108,13 +112,13 @@ async def write_change(ctx, stmt, body: dict,
     return write_actions.Action(write_actions.check_change(table, key, condition, body), check=True)
 
 
-async def write_alone(ctx, stmt, body: dict) -> tuple[items.Change, dict | None,
-                                                         dict | None, dict | None]:
+async def write_alone(ctx: Context, stmt: Write, body: dict
+                      ) -> tuple[items.Change, dict | None, dict | None, dict | None]:
     """Run an INSERT, UPDATE or DELETE on its own: its change, the item before and
     after, and what its RETURNING asks for (None for nothing)."""
     if type(stmt) is partiql.Exists:
         raise messages.malformed("EXISTS is only allowed in transactions")  # unverified
-    changed = []
+    changed: list[expressions.Path] = []
     change = (await write_change(ctx, stmt, body, changed)).change
     old, new = await items.write(ctx, change)
     returning = None if type(stmt) is partiql.Insert else stmt.returning
@@ -122,12 +126,12 @@ async def write_alone(ctx, stmt, body: dict) -> tuple[items.Change, dict | None,
     return change, old, new, returned_values(returning, old, new, changed) or None
 
 
-async def source_of(ctx, select: partiql.Select, consistent: bool = False) -> reads.Source:
+async def source_of(ctx: Context, select: partiql.Select, consistent: bool = False) -> reads.Source:
     """What a SELECT reads, under Query's rules on indexes."""
     return read_source(await resolve.serving(ctx, select.table), select.index, consistent)
 
 
-def _partitions(source: reads.Source, where) -> list[dict] | None:
+def _partitions(source: reads.Source, where: object) -> list[dict] | None:
     """Partition key values WHERE confines a read to (an equality, an IN, or an OR of
     those on a single partition key attribute), or None for a scan."""
     if len(source.hash_keys) != 1:
@@ -145,7 +149,7 @@ def _partitions(source: reads.Source, where) -> list[dict] | None:
     return None
 
 
-def _key_values(term, name: str) -> list[dict] | None:
+def _key_values(term: object, name: str) -> list[dict] | None:
     """The values a term allows attribute `name`, when it allows no others."""
     found = _equality(term, (name,))
     if found is not None:
@@ -191,7 +195,7 @@ class Page:
         self.last_key = last_key
 
 
-async def select(ctx, stmt: partiql.Select, limit: int | None, next_token: str | None,
+async def select(ctx: Context, stmt: partiql.Select, limit: int | None, next_token: str | None,
                  consistent: bool = False) -> Page:
     """One page of a SELECT: a key read, a Query of partitions or a Scan."""
     source = await source_of(ctx, stmt, consistent)
@@ -210,10 +214,11 @@ async def select(ctx, stmt: partiql.Select, limit: int | None, next_token: str |
     # DynamoDB pages by items read: resume after the last one, filtered out or not
     if page.position is None:
         return Page(found)
+    assert page.last is not None  # a page that stopped early says where
     return Page(found, _token(page.position), source.last_key(orjson.loads(page.last)))
 
 
-async def key_target(ctx, stmt: partiql.Select) -> tuple[Table, dict]:
+async def key_target(ctx: Context, stmt: partiql.Select) -> tuple[Table, dict]:
     """The table and whole key a SELECT names where a read must name one item of a table
     (BatchExecuteStatement, ExecuteTransaction)."""
     table = (await source_of(ctx, stmt)).table
@@ -223,13 +228,13 @@ async def key_target(ctx, stmt: partiql.Select) -> tuple[Table, dict]:
     return table, key
 
 
-def selected(ctx, stmt: partiql.Select, raw: bytes | None) -> dict | None:
+def selected(ctx: Context, stmt: partiql.Select, raw: bytes | None) -> dict | None:
     """The item a key read returns: None if absent or WHERE is false, else projected."""
     found = _filtered(ctx, stmt, [] if raw is None else [raw])
     return found[0] if found else None
 
 
-def _filtered(ctx, stmt: partiql.Select, docs: list[bytes]) -> list:
+def _filtered(ctx: Context, stmt: partiql.Select, docs: list[bytes]) -> list[dict]:
     """The items WHERE keeps of those read, projected (and counted as returned)."""
     where, projection = stmt.where, stmt.projection
     found = [orjson.loads(doc) for doc in docs]

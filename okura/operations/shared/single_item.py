@@ -46,7 +46,7 @@ def plain_expression_members(body: dict, pending: list) -> bool:
 
 
 def placeholders(body: dict, expression_params: tuple[str, ...], takes_values: bool = True,
-             values_checked: bool = False) -> expressions.Resolver:
+                 values_checked: bool = False) -> expressions.Resolver:
     """The names/values resolver of a request, after DynamoDB's checks on
     ExpressionAttributeNames/Values themselves (`values_checked`: the plain path has
     checked the values). An operation without an ExpressionAttributeValues member
@@ -75,7 +75,8 @@ def placeholders(body: dict, expression_params: tuple[str, ...], takes_values: b
     return expressions.Resolver(names, values)
 
 
-def write_expressions(body: dict, operation: str, plain: bool = False):
+def write_expressions(body: dict, operation: str,
+                      plain: bool = False) -> tuple[object, expressions.Update | None]:
     """(condition, update) of an item write, from its expressions or its legacy
     parameters, after every check that needs no table. `update` is None but for
     UpdateItem (and a transaction's Update). A `plain` request (see
@@ -84,7 +85,7 @@ def write_expressions(body: dict, operation: str, plain: bool = False):
         legacy.check_mixing(body, operation)
     updating = operation == "UpdateItem"
     names = placeholders(body, ("ConditionExpression", "UpdateExpression") if updating
-                     else ("ConditionExpression",), values_checked=plain)
+                         else ("ConditionExpression",), values_checked=plain)
     update = None
     if updating:
         text = body.get("UpdateExpression")
@@ -108,7 +109,7 @@ def old_or_none(body: dict) -> str:
     return return_values
 
 
-def returned_values(return_values: str, old: dict | None, new: dict | None,
+def returned_values(return_values: str | None, old: dict | None, new: dict | None,
                     paths: list) -> dict | None:
     """What ReturnValues (or PartiQL's RETURNING) asks of an update: `paths` are the
     ones it wrote, for UPDATED_OLD and UPDATED_NEW."""
@@ -119,7 +120,7 @@ def returned_values(return_values: str, old: dict | None, new: dict | None,
     if return_values == "UPDATED_OLD":
         return None if old is None else expressions.project(_projection(tuple(paths)), old)
     if return_values == "UPDATED_NEW":
-        return expressions.project(_projection(tuple(paths)), new)
+        return None if new is None else expressions.project(_projection(tuple(paths)), new)
     return None
 
 
@@ -129,7 +130,7 @@ def _projection(paths: tuple) -> expressions.Projection:
     return expressions.Projection(paths)
 
 
-def check_key_untouched(table: Table, update) -> None:
+def check_key_untouched(table: Table, update: expressions.Update) -> None:
     """An update may not write a key attribute."""
     for path in update.paths:
         name = path.elements[0]
@@ -139,7 +140,7 @@ def check_key_untouched(table: Table, update) -> None:
                 f"{name}. This attribute is part of the key")
 
 
-def condition_check(condition, body: dict, old: dict | None) -> None:
+def condition_check(condition: object, body: dict, old: dict | None) -> None:
     """Raise ConditionalCheckFailedException when the condition is false for `old`."""
     if condition is not None and not expressions.evaluate(
             condition, old, body.get("ExpressionAttributeValues")):
@@ -160,7 +161,7 @@ def item_collection_metrics(table: Table, body: dict, key: dict,
             "SizeEstimateRangeGB": collections.size_range_gb(size or 0)}
 
 
-def reply(attributes: dict | None = None, **parts) -> dict:
+def reply(attributes: dict | None = None, **parts: object) -> dict:
     """A reply with the optional parts that are present."""
     out = {name: value for name, value in parts.items() if value is not None}
     if attributes:

@@ -2,11 +2,17 @@
 UpdateTable and DeleteTable return it."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from okura.core.catalog import PRIVATE, Table
 from okura.operations.shared import table_settings
 
+if TYPE_CHECKING:
+    from okura.core.database import Database
 
-async def describe(db, table: Table, counts: bool = True, status: str | None = None) -> dict:
+
+async def describe(db: Database, table: Table, counts: bool = True,
+                   status: str | None = None) -> dict:
     """The TableDescription as of now; `counts` False skips ItemCount and
     TableSizeBytes (zero in CreateTable's and DeleteTable's replies); `status`: the one a
     reply shows whatever the delay (CREATING, UPDATING, DELETING), else the table's."""

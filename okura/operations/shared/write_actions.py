@@ -9,6 +9,7 @@ from okura import errors, expressions, shapes
 from okura.core import items
 from okura.core.catalog import Table
 from okura.core import resolve
+from okura.core.context import Context
 from okura.operations.shared.single_item import (check_key_untouched,
                                                  condition_check, write_expressions)
 from okura.values import key_rules, sizes, validation
@@ -26,7 +27,7 @@ class Action(NamedTuple):
     check: bool = False
 
 
-def position(change: items.Change) -> tuple:
+def position(change: items.Change) -> tuple[int, bytes, bytes]:
     """Where a change lands: two actions on one item share it."""
     return (change.table.id, *change.table.locate(change.key))
 
@@ -41,25 +42,26 @@ def check_unique(actions: list[Action]) -> None:
         seen.add(where)
 
 
-def put_change(table: Table, item: dict, condition, body: dict, size: int | None = None,
-        at: tuple[bytes, bytes] | None = None) -> items.Change:
+def put_change(table: Table, item: dict, condition: object, body: dict,
+               size: int | None = None, at: tuple[bytes, bytes] | None = None) -> items.Change:
     """`size` and `at` (its storage key): when the caller has already computed them."""
-    def decide(old):
+    def decide(old: dict | None) -> dict | None | object:
         condition_check(condition, body, old)
         return item
     needs_old = condition is not None or body.get("ReturnValues") == "ALL_OLD"
     return items.Change(table, item, decide, needs_old=needs_old, new_size=size, at=at)
 
 
-def update_change(table: Table, key: dict, upd: expressions.Update | None, condition, body: dict,
-           must_exist: bool = False, changed: list | None = None) -> items.Change:
+def update_change(table: Table, key: dict, upd: expressions.Update | None, condition: object,
+                  body: dict, must_exist: bool = False,
+                  changed: list[expressions.Path] | None = None) -> items.Change:
     """An update as UpdateItem and transactions decide it (the write path checks the new
     item's size as part of the decision, with the message of `too_large`). Without an
     update expression, an absent item is created with its
     key alone; legacy DELETEs alone create nothing. `must_exist` (PartiQL UPDATE)
     refuses an absent item as a failed condition; `changed` collects the updated
     paths (for ReturnValues UPDATED_OLD/UPDATED_NEW)."""
-    def decide(old):
+    def decide(old: dict | None) -> dict | None | object:
         if must_exist and old is None:
             raise errors.conditional_check_failed()
         condition_check(condition, body, old)
@@ -77,17 +79,17 @@ def update_change(table: Table, key: dict, upd: expressions.Update | None, condi
 
 def insert_change(table: Table, item: dict) -> items.Change:
     """PartiQL INSERT: never replaces an item."""
-    def decide(old):
+    def decide(old: dict | None) -> dict | None | object:
         if old is not None:
             raise errors.duplicate_item()
         return item
     return items.Change(table, item, decide)
 
 
-def delete_change(table: Table, key: dict, condition, body: dict,
-           absent_ok: bool = False) -> items.Change:
+def delete_change(table: Table, key: dict, condition: object, body: dict,
+                  absent_ok: bool = False) -> items.Change:
     """`absent_ok` (PartiQL DELETE): an absent item is a no-op whatever the condition."""
-    def decide(old):
+    def decide(old: dict | None) -> dict | None | object:
         if old is None and absent_ok:
             return items.UNCHANGED
         condition_check(condition, body, old)
@@ -95,14 +97,14 @@ def delete_change(table: Table, key: dict, condition, body: dict,
     return items.Change(table, key, decide)
 
 
-def check_change(table: Table, key: dict, condition, body: dict) -> items.Change:
-    def decide(old):
+def check_change(table: Table, key: dict, condition: object, body: dict) -> items.Change:
+    def decide(old: dict | None) -> dict | None | object:
         condition_check(condition, body, old)
         return items.UNCHANGED
     return items.Change(table, key, decide)
 
 
-async def from_request(ctx, entry: dict) -> Action:
+async def from_request(ctx: Context, entry: dict) -> Action:
     """One TransactItems entry, checked as its single-item operation checks it."""
     kinds = [kind for kind in _KINDS if entry.get(kind) is not None]
     if len(kinds) != 1:
@@ -122,6 +124,7 @@ async def from_request(ctx, entry: dict) -> Action:
         return Action(put_change(table, record, condition, body))
     key_rules.check_key(record, table.schema)
     if kind == "Update":
+        assert upd is not None  # an Update's UpdateExpression is required (its shape)
         check_key_untouched(table, upd)
         return Action(update_change(table, record, upd, condition, body))
     if kind == "Delete":

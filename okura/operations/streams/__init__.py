@@ -3,11 +3,12 @@ operation, and what they share."""
 from __future__ import annotations
 
 from okura import errors
+from okura.core.context import Context
 from okura.core.streams import read
 from okura.core.streams.state import Stream, parse_arn
 
 
-def horizon(ctx) -> float:
+def horizon(ctx: Context) -> float:
     """The trim horizon: records and closed shards older than this are gone."""
     return ctx.clock.now() - ctx.db.stream_retention
 
@@ -30,7 +31,7 @@ def check_arn(arn: str) -> None:
         raise errors.validation("Invalid StreamArn")
 
 
-async def existing_stream(ctx, arn: str) -> Stream:
+async def existing_stream(ctx: Context, arn: str) -> Stream:
     check_arn(arn)
     stream = await read.find(ctx.db, arn, horizon(ctx))
     if stream is None:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from okura import shapes
+from okura.core.context import Context
 from okura.core.streams.state import sequence_number
 from okura.operations.streams import check_limit, existing_stream, horizon
 
@@ -20,7 +21,7 @@ def shard_description(shard: dict) -> dict:
     return out
 
 
-async def handle(ctx, body: dict) -> dict:
+async def handle(ctx: Context, body: dict) -> dict:
     shapes.check("DescribeStream", body)
     limit = check_limit(body, MAX_LIMIT)
     stream = await existing_stream(ctx, body["StreamArn"])

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from okura import errors, shapes
+from okura.core.context import Context
 from okura.core.streams import read
 from okura.core.streams.state import parse_sequence
 from okura.operations.streams import existing_stream, horizon, shard_not_found
@@ -9,7 +10,7 @@ from okura.operations.streams import existing_stream, horizon, shard_not_found
 _BY_NUMBER = ("AT_SEQUENCE_NUMBER", "AFTER_SEQUENCE_NUMBER")
 
 
-async def handle(ctx, body: dict) -> dict:
+async def handle(ctx: Context, body: dict) -> dict:
     shapes.check("GetShardIterator", body)
     kind = body["ShardIteratorType"]
     number = body.get("SequenceNumber")
@@ -27,6 +28,7 @@ async def handle(ctx, body: dict) -> dict:
     elif kind == "LATEST":
         position = read.latest_position(stream, shard)
     else:
+        assert number is not None  # required for these kinds (checked above)
         seq = parse_sequence(number)
         if seq is None or not shard["Start"] <= seq <= read.latest_position(stream, shard):
             raise errors.validation(
