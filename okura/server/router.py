@@ -2,6 +2,9 @@
 metrics know it, and its handler)."""
 from __future__ import annotations
 
+from typing import Awaitable, Callable
+
+from okura.core.context import Context
 from okura.operations import (batch_execute_statement, batch_get_item, batch_write_item,
                               create_table, delete_item, delete_table, describe_endpoints,
                               describe_limits, describe_table, describe_ttl, execute_statement,
@@ -14,7 +17,10 @@ from okura.operations.streams import (describe_stream, get_records, get_shard_it
 _DYNAMODB = "DynamoDB_20120810."
 _STREAMS = "DynamoDBStreams_20120810."
 
-_DYNAMODB_OPERATIONS = {
+# An operation's handler: its reply as a JSON document, or already serialised.
+Handler = Callable[[Context, dict], Awaitable["dict | bytes"]]
+
+_DYNAMODB_OPERATIONS: dict[str, Handler] = {
     "CreateTable": create_table.handle,
     "DescribeTable": describe_table.handle,
     "ListTables": list_tables.handle,
@@ -42,14 +48,14 @@ _DYNAMODB_OPERATIONS = {
     "ExecuteTransaction": execute_transaction.handle,
 }
 # DynamoDB Streams, on the same endpoint
-_STREAMS_OPERATIONS = {
+_STREAMS_OPERATIONS: dict[str, Handler] = {
     "ListStreams": list_streams.handle,
     "DescribeStream": describe_stream.handle,
     "GetShardIterator": get_shard_iterator.handle,
     "GetRecords": get_records.handle,
 }
 
-ROUTES = {
+ROUTES: dict[str, tuple[str, Handler]] = {
     **{_DYNAMODB + name: (name, handler) for name, handler in _DYNAMODB_OPERATIONS.items()},
     **{_STREAMS + name: (name, handler) for name, handler in _STREAMS_OPERATIONS.items()},
 }
