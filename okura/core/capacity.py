@@ -32,7 +32,7 @@ READ, WRITE = "ReadCapacityUnits", "WriteCapacityUnits"
 Charge = Tuple["Table", Optional["Index"], Optional[bytes], float, bool]
 
 
-class Ledger(list):
+class Ledger(list[Charge]):
     """What one request spent: its Charges, in the order it spent them. A list, so
     that making one per request costs next to nothing."""
 

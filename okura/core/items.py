@@ -10,6 +10,7 @@ stream records and capacity live here, so no write can skip them.
 """
 from __future__ import annotations
 
+from enum import Enum
 from typing import Callable, NamedTuple
 
 import orjson
@@ -24,10 +25,14 @@ from okura.storage.engine import Conflict, Locked
 from okura.values.sizes import ITEM_TOO_LARGE, check_item_size
 
 WRITE_ATTEMPTS = 4  # runs of a single-item write that keeps losing races (Conflict)
-# What a decision returns to leave the stored item exactly as it is.
-UNCHANGED = object()
+class Unchanged(Enum):
+    """What a decision returns to leave the stored item exactly as it is."""
+    UNCHANGED = 0
 
-Decide = Callable[[dict | None], "dict | None | object"]
+
+UNCHANGED = Unchanged.UNCHANGED
+
+Decide = Callable[[dict | None], "dict | None | Unchanged"]
 
 
 class Change(NamedTuple):
@@ -190,7 +195,8 @@ async def write_all(ctx: Context, changes, wait: bool = True,
             raise Cancelled([step[7] for step in steps], [step[3] for step in steps],
                             [step[4] for step in steps])
         ledger = ctx.ledger
-        written, rows = [], []
+        written: list[Written] = []
+        rows: list[tuple[int, bytes, bytes, int, bytes]] = []
         for change, hk, rk, old, old_size, new, size, _ in steps:
             table = change.table
             if not change.by_service:  # TTL deletes are free

@@ -138,7 +138,7 @@ class Metrics:
         charges = ctx.ledger
         if error is None and len(charges) == 1:
             table, index, _, units, write = charges[0]
-            if index is None and table is ctx.table:
+            if index is None and ctx.table is table:
                 key = (table, ctx.operation, write)
                 pending = self.pending.get(key)
                 if pending is None:

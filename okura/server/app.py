@@ -41,7 +41,7 @@ class App:
         outcome and what it spent go to the metrics."""
         started = perf_counter()
         headers = request.headers
-        target = headers.get("x-amz-target")
+        target: str = headers.get("x-amz-target", "")
         error: errors.DynamoError | None = None
         try:
             route = ROUTES.get(target)

@@ -186,9 +186,9 @@ class HttpProtocol(asyncio.Protocol):
         # (the same transport), in the order of `replies`: [bytes or None while not yet
         # finished, whether it ends the connection], one per reply queued.
         self.transport = self.sink = None
-        self.replies = deque()
+        self.replies: deque[list] = deque()
         self.parser = httptools.HttpRequestParser(self)
-        self.queue = deque()
+        self.queue: deque[tuple] = deque()
         self.busy = False
         self.closing = False
         self._reset()
@@ -335,7 +335,7 @@ class HttpProtocol(asyncio.Protocol):
         closing = not keep_alive or self.closing
         if closing:
             self.transport = None
-        slot = [None, closing]
+        slot: list = [None, closing]
         self.replies.append(slot)
 
         def finished(commit_error):

@@ -105,7 +105,7 @@ def _settings(series: Series, table: Table) -> None:
     billed per request have none) and the progress of its indexes being built."""
     doc = table.doc
     provisioned = doc.get("BillingModeSummary", {}).get("BillingMode") != "PAY_PER_REQUEST"
-    owners = [(table, {}, doc)] + [(table, {"global_secondary_index_name": index["IndexName"]},
+    owners: list[tuple[Table, dict[str, str], dict]] = [(table, {}, doc)] + [(table, {"global_secondary_index_name": index["IndexName"]},
                                     index) for index in doc.get(GLOBAL, ())]
     for owner, dimensions, settings in owners:
         labels = _labels(owner, **dimensions)

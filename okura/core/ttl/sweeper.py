@@ -19,7 +19,7 @@ import orjson
 
 from okura.core import items, leases
 from okura.core.context import Context
-from okura.core.items import UNCHANGED, Cancelled, Change
+from okura.core.items import UNCHANGED, Cancelled, Change, Unchanged
 from okura.core.streams import read
 from okura.core.ttl import registry
 from okura.errors import DynamoError
@@ -98,7 +98,7 @@ class Sweeper:
             await asyncio.sleep(0)
 
     async def _expire(self, ctx: Context, table: Table, item: dict, attribute: str) -> int:
-        def decide(old: dict | None) -> dict | None | object:
+        def decide(old: dict | None) -> dict | None | Unchanged:
             return None if expired(old, attribute, self.db.clock.now()) else UNCHANGED
 
         try:

@@ -45,7 +45,7 @@ def check_unique(actions: list[Action]) -> None:
 def put_change(table: Table, item: dict, condition: object, body: dict,
                size: int | None = None, at: tuple[bytes, bytes] | None = None) -> items.Change:
     """`size` and `at` (its storage key): when the caller has already computed them."""
-    def decide(old: dict | None) -> dict | None | object:
+    def decide(old: dict | None) -> dict | None | items.Unchanged:
         condition_check(condition, body, old)
         return item
     needs_old = condition is not None or body.get("ReturnValues") == "ALL_OLD"
@@ -61,7 +61,7 @@ def update_change(table: Table, key: dict, upd: expressions.Update | None, condi
     key alone; legacy DELETEs alone create nothing. `must_exist` (PartiQL UPDATE)
     refuses an absent item as a failed condition; `changed` collects the updated
     paths (for ReturnValues UPDATED_OLD/UPDATED_NEW)."""
-    def decide(old: dict | None) -> dict | None | object:
+    def decide(old: dict | None) -> dict | None | items.Unchanged:
         if must_exist and old is None:
             raise errors.conditional_check_failed()
         condition_check(condition, body, old)
@@ -79,7 +79,7 @@ def update_change(table: Table, key: dict, upd: expressions.Update | None, condi
 
 def insert_change(table: Table, item: dict) -> items.Change:
     """PartiQL INSERT: never replaces an item."""
-    def decide(old: dict | None) -> dict | None | object:
+    def decide(old: dict | None) -> dict | None | items.Unchanged:
         if old is not None:
             raise errors.duplicate_item()
         return item
@@ -89,7 +89,7 @@ def insert_change(table: Table, item: dict) -> items.Change:
 def delete_change(table: Table, key: dict, condition: object, body: dict,
                   absent_ok: bool = False) -> items.Change:
     """`absent_ok` (PartiQL DELETE): an absent item is a no-op whatever the condition."""
-    def decide(old: dict | None) -> dict | None | object:
+    def decide(old: dict | None) -> dict | None | items.Unchanged:
         if old is None and absent_ok:
             return items.UNCHANGED
         condition_check(condition, body, old)
@@ -98,7 +98,7 @@ def delete_change(table: Table, key: dict, condition: object, body: dict,
 
 
 def check_change(table: Table, key: dict, condition: object, body: dict) -> items.Change:
-    def decide(old: dict | None) -> dict | None | object:
+    def decide(old: dict | None) -> dict | None | items.Unchanged:
         condition_check(condition, body, old)
         return items.UNCHANGED
     return items.Change(table, key, decide)
