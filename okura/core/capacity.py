@@ -40,13 +40,16 @@ class Ledger(list[Charge]):
 
     def read(self, table: Table, hk: bytes | None, size: int, consistent: bool,
              index: Index | None = None, transactional: bool = False) -> None:
-        # read_units, inlined: this runs for every read of every request
+        """Charge a read of `size` bytes at once: 4 KB units rounded up, at least one;
+        half for an eventually consistent read, double for a transactional one."""
         units = -(-size // READ_UNIT) or 1
         self.append((table, index, hk, units * 2.0 if transactional
                      else float(units) if consistent else units / 2, False))
 
     def write(self, table: Table, hk: bytes | None, size: int, transactional: bool = False,
               index: Index | None = None) -> None:
+        """Charge a write of one item (or index entry) of `size` bytes: 1 KB units
+        rounded up, at least one; double in a transaction."""
         units = -(-size // WRITE_UNIT) or 1
         self.append((table, index, hk, units * 2.0 if transactional else float(units), True))
 

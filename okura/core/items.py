@@ -164,23 +164,24 @@ async def write_all(ctx: Context, changes, wait: bool = True,
             await _check_catalog(unit, changes)
         steps = []
         refused = False
-        # Decode the current item only where something looks at it: a plain put into a
-        # table without indexes or stream needs only its size.
-        decode_all = not wait or engine.shared
+        # Read the current item only where something looks at it: a plain put into a
+        # table without indexes or stream needs only the size it replaces, which
+        # put_many tells (-1 until then).
+        read_all = not wait or engine.shared
         for change in changes:
             table = change.table
             hk, rk = change.at or table.locate(change.key)
-            reason = None
-            try:
-                row = await unit.get(table.id, hk, rk, lock=True, wait=wait)
-            except Locked:
-                if wait:  # a single write met a transaction: the unit is unusable
-                    raise errors.transaction_conflict() from None
-                row, reason = None, errors.transaction_conflict()
-            old_size = 0 if row is None else row[0]
-            old = (None if row is None or not (decode_all or change.needs_old
-                                               or table.observes_old)
-                   else orjson.loads(row[1]))
+            reason = old = None
+            old_size = -1
+            if read_all or change.needs_old or table.observes_old:
+                try:
+                    row = await unit.get(table.id, hk, rk, lock=True, wait=wait)
+                except Locked:
+                    if wait:  # a single write met a transaction: the unit is unusable
+                        raise errors.transaction_conflict() from None
+                    row, reason = None, errors.transaction_conflict()
+                old_size = 0 if row is None else row[0]
+                old = None if row is None else orjson.loads(row[1])
             new, size = UNCHANGED, 0
             if reason is None:
                 try:
@@ -197,10 +198,15 @@ async def write_all(ctx: Context, changes, wait: bool = True,
         ledger = ctx.ledger
         written: list[Written] = []
         rows: list[tuple[int, bytes, bytes, int, bytes]] = []
+        # (ledger position, table, hk, size, its row) of the writes put_many bills
+        unread: list[tuple[int, Table, bytes, int, int]] = []
         for change, hk, rk, old, old_size, new, size, _ in steps:
             table = change.table
-            if not change.by_service:  # TTL deletes are free
-                # the larger of the item before and after
+            if change.by_service:  # TTL deletes are free
+                pass
+            elif old_size < 0:
+                unread.append((len(ledger), table, hk, size, len(rows)))
+            else:  # the larger of the item before and after
                 ledger.write(table, hk, size if new is not UNCHANGED and size > old_size
                              else old_size, transactional)
             if new is UNCHANGED:
@@ -213,7 +219,11 @@ async def write_all(ctx: Context, changes, wait: bool = True,
                 written.append(Written(old, new, await _store(
                     ctx, unit, change, hk, rk, old, old_size, new, size)))
         if rows:
-            await unit.put_many(rows)
+            replaced = await unit.put_many(rows, bool(unread))
+            for position, table, hk, size, index in reversed(unread):
+                assert replaced is not None
+                ledger.write(table, hk, max(size, replaced[index]), transactional)
+                ledger.insert(position, ledger.pop())  # in the order of the writes
         if before_commit is not None:
             await before_commit(unit, written)
     return written

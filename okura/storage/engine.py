@@ -53,8 +53,11 @@ class Transaction(Protocol):
     async def put(self, tid: int, hk: bytes, rk: bytes, size: int, doc: bytes) -> None:
         """Insert or replace one row; `size` is the item's DynamoDB size in bytes."""
 
-    async def put_many(self, rows: list[tuple[int, bytes, bytes, int, bytes]]) -> None:
-        """put() of each (tid, hk, rk, size, doc), all distinct rows, in one call."""
+    async def put_many(self, rows: list[tuple[int, bytes, bytes, int, bytes]],
+                       replaced: bool = False) -> list[int] | None:
+        """put() of each (tid, hk, rk, size, doc), all distinct rows, in one call. With
+        `replaced`, return the size of the row each replaced (0: none), which a write
+        bills when it has not read the row (the memory engine knows it for free)."""
 
     async def delete(self, tid: int, hk: bytes, rk: bytes) -> None:
         """Remove one row if present."""

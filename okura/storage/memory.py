@@ -221,15 +221,22 @@ class _MemoryUnit:
         return self.engine.tables.get(tid, _NONE).sized(_key(hk, rk))
 
     async def put(self, tid: int, hk: bytes, rk: bytes, size: int, doc: bytes) -> None:
+        self._put(tid, hk, rk, size, doc)
+
+    def _put(self, tid: int, hk: bytes, rk: bytes, size: int, doc: bytes) -> int:
+        """put(); the size of the row it replaced (0: none)."""
         rows, key = self._rows(tid), _key(hk, rk)
         # A copy of exactly the document's size: orjson.dumps() leaves its 1 KiB buffer
         # allocated behind a shorter document (1,057 B kept per ~260 B item).
         assert self.undo is not None  # writes run inside a unit
-        self.undo.append((rows.put, key, *rows.put(key, size, bytes(memoryview(doc)))))
+        old = rows.put(key, size, bytes(memoryview(doc)))
+        self.undo.append((rows.put, key, *old))
+        return old[0]
 
-    async def put_many(self, rows: list[tuple[int, bytes, bytes, int, bytes]]) -> None:
-        for tid, hk, rk, size, doc in rows:
-            await self.put(tid, hk, rk, size, doc)
+    async def put_many(self, rows: list[tuple[int, bytes, bytes, int, bytes]],
+                       replaced: bool = False) -> list[int] | None:
+        sizes = [self._put(*row) for row in rows]
+        return sizes if replaced else None
 
     async def delete(self, tid: int, hk: bytes, rk: bytes) -> None:
         rows = self.engine.tables.get(tid)

@@ -361,13 +361,21 @@ class _SqliteTransaction:
     async def put(self, tid: int, hk: bytes, rk: bytes, size: int, doc: bytes) -> None:
         self._write(_PUT, (tid, hk, rk, size, doc))
 
-    async def put_many(self, rows: list[tuple[int, bytes, bytes, int, bytes]]) -> None:
+    async def put_many(self, rows: list[tuple[int, bytes, bytes, int, bytes]],
+                       replaced: bool = False) -> list[int] | None:
+        sizes = None
+        if replaced:
+            sizes = []
+            for tid, hk, rk, _, _ in rows:
+                row = self._run(_GET, (tid, hk, rk)).fetchone()
+                sizes.append(0 if row is None else row[0])
         for start in range(0, len(rows), ROWS_PER_STATEMENT):
             chunk = rows[start:start + ROWS_PER_STATEMENT]
             parameters: list[int | bytes] = []
             for row in chunk:
                 parameters += row
             self._write(_PUTS[len(chunk)], parameters)
+        return sizes
 
     async def delete(self, tid: int, hk: bytes, rk: bytes) -> None:
         self._write("DELETE FROM items WHERE tid=? AND hk=? AND rk=?",

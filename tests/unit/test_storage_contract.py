@@ -167,6 +167,19 @@ async def test_put_then_get_returns_the_document(engine):
 
 
 @contract
+async def test_put_many_tells_the_sizes_it_replaced(engine):
+    """A plain put bills the larger of the old and new item without reading the old:
+    put_many(replaced=True) gives the size of each row it replaced, 0 for a new one."""
+    await put(engine, 1, b"a", b"", b"old", size=700)
+    async with engine.transaction() as unit:
+        assert await unit.put_many([(1, b"a", b"", 5, b"new"), (1, b"b", b"", 6, b"x")],
+                                   replaced=True) == [700, 0]
+        assert await unit.put_many([(1, b"c", b"", 1, b"y")]) is None
+    assert await read(engine, 1, b"a") == b"new"
+    assert await read(engine, 1, b"c") == b"y"
+
+
+@contract
 async def test_get_reads_a_row_with_its_size(engine):
     """A write's capacity is the larger of the old and new item: get gives the stored
     size of the row it replaces, inside a unit and locked alike."""

@@ -200,8 +200,11 @@ class _PostgresReader:
     async def put(self, tid: int, hk: bytes, rk: bytes, size: int, doc: bytes) -> None:
         await self.connection.execute(_PUT, tid, hk, rk, size, doc)
 
-    async def put_many(self, rows: list[tuple[int, bytes, bytes, int, bytes]]) -> None:
+    async def put_many(self, rows: list[tuple[int, bytes, bytes, int, bytes]],
+                       replaced: bool = False) -> list[int] | None:
+        sizes = await _replaced_sizes(self.connection, rows) if replaced else None
         await self.connection.executemany(_PUT, rows)
+        return sizes
 
     async def delete(self, tid: int, hk: bytes, rk: bytes) -> None:
         await self.connection.execute(_DELETE, tid, hk, rk)
@@ -353,14 +356,28 @@ class _PostgresTransaction(_PostgresReader):
         await self.connection.execute(_PUT, tid, hk, rk, size, doc)
         self.claims.discard((tid, hk, rk))
 
-    async def put_many(self, rows: list[tuple[int, bytes, bytes, int, bytes]]) -> None:
+    async def put_many(self, rows: list[tuple[int, bytes, bytes, int, bytes]],
+                       replaced: bool = False) -> list[int] | None:
+        sizes = await _replaced_sizes(self.connection, rows) if replaced else None
         await self.connection.executemany(_PUT, rows)
         for tid, hk, rk, _, _ in rows:
             self.claims.discard((tid, hk, rk))
+        return sizes
 
     async def delete(self, tid: int, hk: bytes, rk: bytes) -> None:
         await self.connection.execute(_DELETE, tid, hk, rk)
         self.claims.discard((tid, hk, rk))
+
+
+async def _replaced_sizes(connection: asyncpg.Connection,
+                          rows: list[tuple[int, bytes, bytes, int, bytes]]) -> list[int]:
+    """The sizes of the rows `rows` will replace (0: none, or a claim). okura's writes on
+    shared storage read the row first, so this serves the contract, not the hot path."""
+    sizes = []
+    for tid, hk, rk, _, _ in rows:
+        row = _sized(await connection.fetchrow(_GET, tid, hk, rk))
+        sizes.append(0 if row is None else row[0])
+    return sizes
 
 
 def _sized(row: asyncpg.Record | None) -> tuple[int, bytes] | None:
