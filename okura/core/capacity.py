@@ -61,16 +61,20 @@ class Ledger(list[Charge]):
         WriteCapacityUnits, as DynamoDB reports them there."""
         if mode != TOTAL and mode != INDEXES:
             return None
-        spent: dict[Table, dict] = {}
+        # by table id: a document reloaded mid-request is still one table (its indexes
+        # by name, likewise)
+        spent: dict[int, tuple[Table, dict]] = {}
         for table, index, _, units, write in self:
-            parts = spent.get(table)
-            if parts is None:
-                parts = spent[table] = {None: [0.0, 0.0]}
-            part = parts.get(index)
+            held = spent.get(table.id)
+            if held is None:
+                held = spent[table.id] = (table, {None: [0.0, 0.0]})
+            parts = held[1]
+            name = None if index is None else index.name
+            part = parts.get(name)
             if part is None:
-                part = parts[index] = [0.0, 0.0]
+                part = parts[name] = [0.0, 0.0, index]
             part[write] += units
-        return [_consumed(table, parts, mode == INDEXES, named) for table, parts in spent.items()]
+        return [_consumed(table, parts, mode == INDEXES, named) for table, parts in spent.values()]
 
     def consumed_one(self, mode: object) -> dict | None:
         """ConsumedCapacity of a request on one table (GetItem, Query, ...)."""
@@ -79,6 +83,8 @@ class Ledger(list[Charge]):
 
 
 def _consumed(table: Table, parts: dict, indexes: bool, named: bool) -> dict:
+    """One table's ConsumedCapacity from its parts: {None: [read, write], index name:
+    [read, write, Index]}."""
     def units(read: float, write: float) -> dict:
         out = {"CapacityUnits": read + write}
         if named:
@@ -94,8 +100,9 @@ def _consumed(table: Table, parts: dict, indexes: bool, named: bool) -> dict:
     if indexes:
         # unverified: whether DynamoDB also lists the indexes a write left untouched (no)
         out["Table"] = units(*parts[None])
-        for index, part in parts.items():
-            if index is not None:
-                group = "GlobalSecondaryIndexes" if index.is_global else "LocalSecondaryIndexes"
-                out.setdefault(group, {})[index.name] = units(*part)
+        for name, part in parts.items():
+            if name is not None:
+                group = ("GlobalSecondaryIndexes" if part[2].is_global
+                         else "LocalSecondaryIndexes")
+                out.setdefault(group, {})[name] = units(part[0], part[1])
     return out

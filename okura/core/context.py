@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 
 
 class Context:
+    # server.http.Request sets these fields itself (one call less per request): a field
+    # added here is added there too.
     __slots__ = ("db", "region", "access_key", "operation", "ledger", "table", "returned")
 
     def __init__(self, db: Database, operation: str = "", region: str = "",

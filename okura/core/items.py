@@ -25,6 +25,8 @@ from okura.storage.engine import Conflict, Locked
 from okura.values.sizes import ITEM_TOO_LARGE, check_item_size
 
 WRITE_ATTEMPTS = 4  # runs of a single-item write that keeps losing races (Conflict)
+
+
 class Unchanged(Enum):
     """What a decision returns to leave the stored item exactly as it is."""
     UNCHANGED = 0
@@ -44,7 +46,8 @@ class Change(NamedTuple):
     too_large: str = ITEM_TOO_LARGE  # the message for a new item past 400 KB
     by_service: bool = False  # a deletion by DynamoDB itself (TTL): its stream record says so
     # False when neither the decision nor the reply looks at the current item (a plain
-    # PutItem): outside transactions, a table without indexes or stream then skips the read.
+    # PutItem): outside transactions and shared storage, a table without indexes or
+    # stream then skips the read (put_many tells the size it replaced).
     needs_old: bool = True
     new_size: int | None = None  # the size of the item decide() returns, when already known
     at: tuple[bytes, bytes] | None = None  # table.locate(key), when already computed
@@ -68,14 +71,12 @@ class Written:
 
 class Cancelled(Exception):
     """Some items of a multi-item write refused; `reasons` holds, per item in
-    order, the error that refused it or None, `olds` and `old_sizes` each item as it
-    was. Nothing was written."""
+    order, the error that refused it or None, `old_sizes` each item's size as it was
+    (-1: not read). Nothing was written."""
 
-    def __init__(self, reasons: list[DynamoError | None], olds: list[dict | None],
-                 old_sizes: list[int]):
+    def __init__(self, reasons: list[DynamoError | None], old_sizes: list[int]):
         super().__init__("write cancelled")
         self.reasons = reasons
-        self.olds = olds
         self.old_sizes = old_sizes
 
 
@@ -103,10 +104,15 @@ async def write_each(ctx: Context, changes: list[Change]) -> list[Written]:
     `changes`."""
     order = sorted(range(len(changes)), key=lambda i: (
         changes[i].table.id, *(changes[i].at or changes[i].table.locate(changes[i].key))))
+    ledger = ctx.ledger
+    spent = len(ledger)
     written = await _retried(_write_all_raising, ctx, [changes[i] for i in order])
     out: list = [None] * len(changes)
     for position, i in enumerate(order):
         out[i] = written[position]
+    # the charges in request order (ConsumedCapacity lists tables in order of first use)
+    rank = {table.id: i for i, table in reversed(list(enumerate(c.table for c in changes)))}
+    ledger[spent:] = sorted(ledger[spent:], key=lambda charge: rank[charge[0].id])
     return out
 
 
@@ -114,10 +120,12 @@ async def _retried(run, ctx: Context, changes):
     """`run` for writes outside transactions: a lost race the database reports
     (Conflict: nothing was stored) is run again, since DynamoDB serialises such writes
     rather than failing one for a concurrent writer."""
+    spent = len(ctx.ledger)
     for attempt in range(WRITE_ATTEMPTS):
         try:
             return await run(ctx, changes)
         except Conflict:
+            del ctx.ledger[spent:]  # the lost attempt wrote nothing: it costs nothing
             if attempt == WRITE_ATTEMPTS - 1:
                 raise
 
@@ -193,8 +201,7 @@ async def write_all(ctx: Context, changes, wait: bool = True,
                 refused = True
             steps.append((change, hk, rk, old, old_size, new, size, reason))
         if refused:
-            raise Cancelled([step[7] for step in steps], [step[3] for step in steps],
-                            [step[4] for step in steps])
+            raise Cancelled([step[7] for step in steps], [step[4] for step in steps])
         ledger = ctx.ledger
         written: list[Written] = []
         rows: list[tuple[int, bytes, bytes, int, bytes]] = []

@@ -125,6 +125,8 @@ class Metrics:
         for key, pending in self.pending.items():
             if pending:
                 self._fold(key, pending)
+        # a table document that has changed since is a key of its own: none outlive a roll
+        self.pending = {}
         number = self._number_now()
         if number != self.number:
             # a period that saw no request is an empty one

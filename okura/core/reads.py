@@ -156,7 +156,8 @@ async def read(ctx: Context, source: Source, walk: Walk, limit: int | None, cons
                     continue
                 more, more_size, last, position = await _collect(
                     unit.query, (source.id, hk, lo, hi, walk.forward),
-                    None if limit is None else limit - len(docs), place, hk)
+                    None if limit is None else limit - len(docs), place, hk,
+                    PAGE_BYTES - size)
                 docs += more
                 size += more_size
                 if position is not None:
@@ -177,12 +178,13 @@ def next_range(rk: bytes, lo: bytes | None, hi: bytes | None,
 
 
 async def _collect(call: Callable[..., Awaitable[list[tuple]]], arguments: tuple,
-                   limit: int | None, place: int, hk: bytes | None = None
+                   limit: int | None, place: int, hk: bytes | None = None,
+                   budget: int = PAGE_BYTES
                    ) -> tuple[list[bytes], int, bytes | None, tuple[int, bytes, bytes] | None]:
     """(docs, summed sizes, last doc, position) of rows from `call(*arguments, want)`
     (an engine's scan, or its query of partition `hk`) in batches, until Limit rows,
-    1 MB of them (then the last row's doc and position say where it stopped) or the
-    end. Each batch resumes past the last row."""
+    `budget` bytes of them (what is left of the page's 1 MB; then the last row's doc and
+    position say where it stopped) or the end. Each batch resumes past the last row."""
     docs: list[bytes] = []
     size = 0
     scan = hk is None
@@ -192,7 +194,7 @@ async def _collect(call: Callable[..., Awaitable[list[tuple]]], arguments: tuple
         for row in rows:
             docs.append(row[-1])
             size += row[-2]
-            if size >= PAGE_BYTES or len(docs) == limit:
+            if size >= budget or len(docs) == limit:
                 return docs, size, row[-1], (place, *(row[:2] if scan else (hk, row[0])))
         if len(rows) < want:
             return docs, size, None, None

@@ -105,8 +105,9 @@ def _settings(series: Series, table: Table) -> None:
     billed per request have none) and the progress of its indexes being built."""
     doc = table.doc
     provisioned = doc.get("BillingModeSummary", {}).get("BillingMode") != "PAY_PER_REQUEST"
-    owners: list[tuple[Table, dict[str, str], dict]] = [(table, {}, doc)] + [(table, {"global_secondary_index_name": index["IndexName"]},
-                                    index) for index in doc.get(GLOBAL, ())]
+    owners: list[tuple[Table, dict[str, str], dict]] = [(table, {}, doc)]
+    owners += [(table, {"global_secondary_index_name": index["IndexName"]}, index)
+               for index in doc.get(GLOBAL, ())]
     for owner, dimensions, settings in owners:
         labels = _labels(owner, **dimensions)
         throughput = settings.get("ProvisionedThroughput")

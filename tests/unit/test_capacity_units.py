@@ -38,3 +38,50 @@ def test_read_units(size, consistent, transactional, units):
 ])
 def test_write_units(size, transactional, units):
     assert _write(size, transactional) == units
+
+
+def test_a_write_run_again_after_a_lost_race_is_billed_once():
+    """A single-item write whose COMMIT loses a race (Conflict: nothing stored) runs
+    again; the lost attempt's charges must not stay in the ledger."""
+    import asyncio
+
+    from okura.core import items
+    from okura.core.context import Context
+    from okura.core.database import Database
+    from okura.operations.shared import write_actions
+    from okura.storage.engine import Conflict
+    from okura.storage.memory import MemoryEngine
+
+    async def scenario():
+        engine = MemoryEngine()
+        db = Database(engine, "000000000000")
+        await db.open()
+        table = await db.catalog.create("us-east-1", {
+            "TableName": "t", "TableStatus": "ACTIVE",
+            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+            "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}]})
+        unit_of = engine.transaction
+        failures = [1]
+
+        class LosesItsFirstCommit:
+            def __init__(self):
+                self.unit = unit_of()
+
+            async def __aenter__(self):
+                return await self.unit.__aenter__()
+
+            async def __aexit__(self, *exc):
+                await self.unit.__aexit__(*exc)
+                if exc[0] is None and failures[0]:
+                    failures[0] -= 1
+                    raise Conflict("serialization failure at COMMIT")
+
+        engine.transaction = LosesItsFirstCommit  # type: ignore[method-assign]
+        ctx = Context(db, "UpdateItem", "us-east-1")
+        await items.write(ctx, write_actions.update_change(table, {"pk": {"S": "a"}}, None,
+                                                           None, {}))
+        return failures[0], ctx.ledger.consumed("TOTAL")
+
+    failures, consumed = asyncio.run(scenario())
+    assert failures == 0  # the first attempt did fail
+    assert consumed == [{"TableName": "t", "CapacityUnits": 1.0}]
