@@ -79,3 +79,11 @@ def test_deleted_table_is_not_found(ddb, table):
     ddb.get_waiter("table_not_exists").wait(TableName=table, WaiterConfig={"Delay": 0.1})
     assert fails(ddb.delete_item, TableName=table, Key=KEY) == NOT_FOUND
     assert fails(ddb.get_item, TableName=table, Key=KEY) == NOT_FOUND
+
+
+def test_expression_values_need_a_condition(ddb, table):  # unverified: PutItem's text, same rule
+    assert fails(ddb.delete_item, TableName=table, Key={"pk": {"S": "a"}},
+                 ExpressionAttributeValues={":v": {"S": "x"}}) == (
+        "ValidationException",
+        "ExpressionAttributeValues can only be specified when using expressions: "
+        "ConditionExpression is null")

@@ -80,7 +80,8 @@ def test_missing_table(ddb):
                              "expression is not defined; attribute value: :missing")),
     ({"ExpressionAttributeValues": {":v": {"S": "x"}}},
      ("ValidationException",
-      "ExpressionAttributeValues can only be specified when using expressions")),
+      "ExpressionAttributeValues can only be specified when using expressions: "
+      "ConditionExpression is null")),  # verified
 ])
 def test_request_errors_come_before_the_missing_table(ddb, params, expected):
     request = {"TableName": "no-such-table", "Item": {"pk": {"S": "a"}}, **params}

@@ -195,4 +195,5 @@ def test_expression_values_need_expressions(ddb, table):
     assert fails(ddb.put_item, TableName=table, Item={"pk": {"S": "k"}},
                  Expected={"a": {"Exists": False}},
                  ExpressionAttributeValues={":a": {"S": "x"}}) == invalid(
-        "ExpressionAttributeValues can only be specified when using expressions")
+        "ExpressionAttributeValues can only be specified when using expressions: "
+        "ConditionExpression is null")

@@ -60,8 +60,13 @@ def placeholders(body: dict, expression_params: tuple[str, ...], takes_values: b
             break
     if values is not None:
         if not used:
+            # A write whose one expression member is ConditionExpression names it:
+            # recorded for PutItem, the same rule for DeleteItem and a transaction's Put
+            # and Delete (unverified). Other operations' wording is not recorded.
+            detail = (": ConditionExpression is null"
+                      if expression_params == ("ConditionExpression",) else "")
             raise errors.validation(
-                "ExpressionAttributeValues can only be specified when using expressions")
+                "ExpressionAttributeValues can only be specified when using expressions" + detail)
         if not values:
             raise errors.validation("ExpressionAttributeValues must not be empty")
         if not values_checked:
