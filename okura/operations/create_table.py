@@ -47,11 +47,12 @@ def _billing(body: dict) -> tuple[str, dict | None]:
 def table_document(ctx: Context, body: dict) -> dict:
     """The catalog document of the table `body` defines, after every rule."""
     schema = body["KeySchema"]
-    table_rules.check_key_schema(schema)
+    table_rules.check_key_schema(schema, distinct=False)
     types = table_rules.attribute_types(body["AttributeDefinitions"])
     table_keys = [element["AttributeName"] for element in schema]
     indexes = index_rules.declared(body, schema)
     table_rules.check_definitions(types, table_keys, indexes.key_names())
+    table_rules.check_distinct(schema)
     mode, throughput = _billing(body)
     indexes.check_throughput(mode, body.get("BillingMode") is not None)
     db = ctx.db

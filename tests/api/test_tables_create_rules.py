@@ -47,15 +47,21 @@ def test_key_attribute_without_definition(ddb):
         "ValidationException", "Invalid KeySchema: Some index key attribute have no definition")
 
 
+def test_one_attribute_as_hash_and_range_with_one_definition(ddb):  # verified
+    schema = HASH + [{"AttributeName": "pk", "KeyType": "RANGE"}]
+    assert create_error(ddb, KeySchema=schema, AttributeDefinitions=PK, **ON_DEMAND) == (
+        "ValidationException", "Invalid KeySchema: Some index key attribute have no definition")
+
+
 def test_unused_attribute_definition(ddb):
     assert create_error(ddb, KeySchema=HASH, AttributeDefinitions=PK_SK, **ON_DEMAND) == (
         "ValidationException", INVALID + "Number of attributes in KeySchema does not exactly "
         "match number of attributes defined in AttributeDefinitions")
 
 
-def test_attribute_defined_twice(ddb):
+def test_attribute_defined_twice(ddb):  # verified
     assert create_error(ddb, KeySchema=HASH, AttributeDefinitions=PK + PK, **ON_DEMAND) == (
-        "ValidationException", "Cannot have two attributes with the same name")
+        "ValidationException", "Attribute Name is duplicated: pk")
 
 
 def test_unused_definition_with_indexes(ddb):

@@ -19,9 +19,10 @@ def in_use(table: Table, status: str) -> errors.DynamoError:
         f"Attempt to change a resource which is still in use: Table is being {doing}: {table.name}")
 
 
-def check_key_schema(schema: list[dict], path: str = "keySchema") -> None:
+def check_key_schema(schema: list[dict], path: str = "keySchema", distinct: bool = True) -> None:
     """A table's or an index's KeySchema (at `path` in the request): HASH first,
-    then an optional RANGE of another attribute."""
+    then an optional RANGE of another attribute (`distinct`: checked here; CreateTable
+    checks it after the attribute definitions)."""
     if len(schema) > 2:
         # DynamoDB's own model caps the list at 2; botocore's no longer says so.
         shown = ", ".join(f"KeySchemaElement(attributeName={e['AttributeName']}, "
@@ -35,9 +36,15 @@ def check_key_schema(schema: list[dict], path: str = "keySchema") -> None:
         if schema[1]["KeyType"] != "RANGE":
             raise errors.validation(
                 "Invalid KeySchema: The second KeySchemaElement is not a RANGE key type")
-        if schema[0]["AttributeName"] == schema[1]["AttributeName"]:
-            raise errors.validation("Both the Hash Key and the Range Key element in the KeySchema "
-                                    "have the same name")  # unverified
+        if distinct:
+            check_distinct(schema)
+
+
+def check_distinct(schema: list[dict]) -> None:
+    """A HASH and RANGE key of two attributes."""
+    if len(schema) == 2 and schema[0]["AttributeName"] == schema[1]["AttributeName"]:
+        raise errors.validation("Both the Hash Key and the Range Key element in the KeySchema "
+                                "have the same name")  # unverified
 
 
 def attribute_types(definitions: list[dict]) -> dict[str, str]:
@@ -46,16 +53,17 @@ def attribute_types(definitions: list[dict]) -> dict[str, str]:
     for definition in definitions:
         name = definition["AttributeName"]
         if name in types:
-            raise errors.validation("Cannot have two attributes with the same name")  # unverified
+            raise errors.validation(f"Attribute Name is duplicated: {name}")
         types[name] = definition["AttributeType"]
     return types
 
 
 def check_definitions(types: dict[str, str], table_keys: list[str], index_keys: list[str]) -> None:
     """Every key attribute defined, every definition used by a key. DynamoDB words
-    both differently when the table has secondary indexes."""
+    both differently when the table has secondary indexes. Each key element needs a
+    definition of its own: one attribute as HASH and RANGE, defined once, has too few."""
     if not index_keys:
-        if any(name not in types for name in table_keys):
+        if len(table_keys) > len(types) or any(name not in types for name in table_keys):
             raise errors.validation("Invalid KeySchema: Some index key attribute have no definition")
         if len(types) != len(table_keys):
             raise errors.validation(
