@@ -35,6 +35,8 @@ ENUM_ORDER = {
     "ReturnConsumedCapacity": ["INDEXES", "TOTAL", "NONE"],
     "ContributorInsightsAction": ["ENABLE", "DISABLE"],
     "ContributorInsightsMode": ["THROTTLED_KEYS", "ACCESSED_AND_THROTTLED_KEYS"],
+    # recorded for Query; Scan shares the shape (unverified there)
+    "Select": ["SPECIFIC_ATTRIBUTES", "COUNT", "ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES"],
 }
 # Members DynamoDB's own request classes carry beyond the public model; they show
 # up as "=null" when a value is rendered in a message (recorded responses).

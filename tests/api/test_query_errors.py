@@ -132,6 +132,15 @@ def test_shape_errors_come_first(server, sorted_table):
         "Member must have value greater than or equal to 1")
 
 
+def test_invalid_select(server, sorted_table):  # verified
+    reply = server.post("Query", {"TableName": sorted_table, "KeyConditionExpression": "pk = :p",
+                                  "ExpressionAttributeValues": P, "Select": "INVALID_VALUE"})
+    assert (reply.status, reply.json["message"]) == (400, (
+        "1 validation error detected: Value 'INVALID_VALUE' at 'select' failed to satisfy "
+        "constraint: Member must satisfy enum value set: [SPECIFIC_ATTRIBUTES, COUNT, "
+        "ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES]"))
+
+
 def test_unknown_index(ddb, indexed):
     assert query_fails(ddb, indexed, "g = :p", P, IndexName="nope") == invalid(
         "The table does not have the specified index: nope")
