@@ -43,7 +43,18 @@ ENUM_ORDER = {
 HIDDEN_MEMBERS = {"KeysAndAttributes": ["workloadProfileName"], "PutRequest": ["workloadProfileName"]}
 # Real DescribeTable answers TableName '' with the table-name rules (length 3,
 # pattern) alone, so its model minimum of 1 is not reported (recorded response).
-DROP_CONSTRAINTS = {("DescribeTable", "TableName"): ("min",)}
+# Constraints real DynamoDB checks in the operation itself, with its own message, not
+# in the model's validation (recorded responses; okura/operations/ word them):
+# "required" makes the member optional to the model.
+DROP_CONSTRAINTS = {
+    ("DescribeTable", "TableName"): ("min",),
+    ("BatchGetItem", "RequestItems"): ("min",),
+    ("BatchWriteItem", "RequestItems"): ("min",),
+    ("CreateTable", "TableName"): ("required",),
+    ("Query", "Limit"): ("min",),
+}
+# The same for a shape wherever it is used: BatchGetItem's Keys per table.
+DROP_SHAPE_CONSTRAINTS = {"KeyList": ("max",)}
 # Top-level members that take a table name or an ARN: a name is held to the
 # table-name rules after the model's own checks pass.
 NAME_OR_ARN = ("TableName",)
@@ -100,7 +111,7 @@ def convert(name: str, shape: dict) -> dict:
         return {"type": "attributevalue"}
     out: dict = {"type": kind}
     for key in ("min", "max"):
-        if key in shape:
+        if key in shape and key not in DROP_SHAPE_CONSTRAINTS.get(name, ()):
             out[key] = shape[key]
     if kind == "string":
         if "pattern" in shape:

@@ -31,6 +31,17 @@ def _projection(wanted: dict) -> expressions.Projection | None:
 async def handle(ctx: Context, body: dict) -> dict:
     shapes.check("BatchGetItem", body)
     request_items = body["RequestItems"]
+    if not request_items:
+        raise errors.validation("The requestItems parameter is required for BatchGetItem")
+    # the model's length limit on a table's Keys, checked here as DynamoDB does: the
+    # member named as sent, no value quoted
+    too_many = [f"Value at 'RequestItems.{name}.member.Keys' failed to satisfy constraint: "
+                f"Member must have length less than or equal to {MAX_KEYS}"
+                for name, wanted in request_items.items() if len(wanted["Keys"]) > MAX_KEYS]
+    if too_many:
+        count = len(too_many)  # more than one: unverified
+        raise errors.validation(f"{count} validation error{'' if count == 1 else 's'} "
+                                f"detected: {'; '.join(too_many)}")
     if sum(len(wanted["Keys"]) for wanted in request_items.values()) > MAX_KEYS:
         raise errors.validation("Too many items requested for the BatchGetItem call")
     plans = []

@@ -75,6 +75,8 @@ async def _checked(ctx: Context, body: dict) -> list[Planned]:
     """(table, key, item or None, item size or None, None) per write request, in
     request order, after every rule (the last: its storage key, which _plain() knows)."""
     request_items = body["RequestItems"]
+    if not request_items:
+        raise errors.validation("The requestItems parameter is required for BatchWriteItem")
     if sum(len(writes) for writes in request_items.values()) > MAX_REQUESTS:
         raise errors.validation("Too many items requested for the BatchWriteItem call")
     planned: list[Planned] = []

@@ -92,6 +92,9 @@ def table_document(ctx: Context, body: dict) -> dict:
 
 async def handle(ctx: Context, body: dict) -> dict:
     shapes.check("CreateTable", body)
+    if body.get("TableName") is None:  # before the schema's members: unverified
+        raise errors.validation(
+            "The parameter 'TableName' is required but was not present in the request")
     _require_schema(body)
     doc = table_document(ctx, body)
     db = ctx.db

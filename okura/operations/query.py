@@ -14,6 +14,13 @@ _EXPRESSIONS = ("KeyConditionExpression", "FilterExpression", "ProjectionExpress
 
 async def handle(ctx: Context, body: dict) -> dict | bytes:
     shapes.check("Query", body)
+    limit = body.get("Limit")
+    if limit is not None and limit < 1:
+        # the model's minimum, checked here as DynamoDB does: the member named as sent,
+        # no value quoted
+        raise errors.validation(
+            "1 validation error detected: Value at 'Limit' failed to satisfy constraint: "
+            "Member must have value greater than or equal to 1")
     legacy.check_mixing(body, "Query")
     select = requested_select(body, "Query")
     text = body.get("KeyConditionExpression")

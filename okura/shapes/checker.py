@@ -45,13 +45,22 @@ def _compile(entry: dict, shapes: dict, memo: dict[str, Node]) -> _Operation:
 
 
 def _without(root: StructureNode, drop: dict, shapes: dict) -> StructureNode:
-    """A copy of `root` whose members in `drop` lose the named constraints."""
+    """A copy of `root` whose members in `drop` lose the named constraints
+    ("required": the member becomes optional)."""
     members = []
     for wire, camel, node, required in root.members:
-        if wire in drop:
-            spec = {k: v for k, v in shapes[node.name].items() if k not in drop[wire]}
-            # members with constraints to drop are scalars or collections: built from a spec
-            node = type(node)(node.name, spec)  # type: ignore[call-arg]
+        dropped = drop.get(wire, ())
+        if "required" in dropped:
+            required = False
+        if any(key != "required" for key in dropped):
+            spec = {k: v for k, v in shapes[node.name].items() if k not in dropped}
+            # members with constraints to drop are scalars or collections: built from a
+            # spec, sharing the original's element nodes
+            copy = type(node)(node.name, spec)  # type: ignore[call-arg]
+            for part in ("member", "key", "value"):
+                if hasattr(node, part):
+                    setattr(copy, part, getattr(node, part))
+            node = copy
         members.append((wire, camel, node, required))
     return StructureNode(root.name, members)
 

@@ -147,6 +147,22 @@ def test_get_limit_and_duplicates(ddb, table, sorted_table):
         table: {"Keys": [key("a"), key("b"), key("a")]}}) == DUPLICATES
 
 
+def test_empty_request_items(server):
+    for operation in ("BatchGetItem", "BatchWriteItem"):
+        reply = server.post(operation, {"RequestItems": {}})
+        assert (reply.status, reply.json) == (400, {
+            "__type": "com.amazon.coral.validate#ValidationException",
+            "message": f"The requestItems parameter is required for {operation}"})
+
+
+def test_get_over_100_keys_for_one_table(ddb, table):
+    assert error(ddb.batch_get_item, RequestItems={
+        table: {"Keys": [key(str(i)) for i in range(101)]}}) == (
+        "ValidationException",
+        f"1 validation error detected: Value at 'RequestItems.{table}.member.Keys' failed to "
+        "satisfy constraint: Member must have length less than or equal to 100")
+
+
 def test_get_unknown_table(ddb):
     assert error(ddb.batch_get_item, RequestItems={"no-such-table": {"Keys": [key("a")]}}) == (
         "ResourceNotFoundException", "Requested resource not found")

@@ -128,8 +128,16 @@ def test_shape_errors_come_first(server, sorted_table):
                                   "Select": "SPECIFIC_ATTRIBUTES"})
     assert reply.status == 400
     assert reply.json["message"] == (
-        "1 validation error detected: Value '0' at 'limit' failed to satisfy constraint: "
+        "1 validation error detected: Value at 'Limit' failed to satisfy constraint: "
         "Member must have value greater than or equal to 1")
+
+
+def test_limit_zero(server, sorted_table):  # verified
+    reply = server.post("Query", {"TableName": sorted_table, "KeyConditionExpression": "pk = :p",
+                                  "ExpressionAttributeValues": P, "Limit": 0})
+    assert (reply.status, reply.json["message"]) == (400, (
+        "1 validation error detected: Value at 'Limit' failed to satisfy constraint: "
+        "Member must have value greater than or equal to 1"))
 
 
 def test_invalid_select(server, sorted_table):  # verified

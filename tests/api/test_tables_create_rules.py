@@ -64,6 +64,24 @@ def test_attribute_defined_twice(ddb):  # verified
         "ValidationException", "Attribute Name is duplicated: pk")
 
 
+def test_missing_table_name(server):  # verified
+    reply = server.post("CreateTable", {"KeySchema": HASH, "AttributeDefinitions": PK,
+                                        **ON_DEMAND})
+    assert (reply.status, reply.json) == (400, {
+        "__type": "com.amazon.coral.validate#ValidationException",
+        "message": "The parameter 'TableName' is required but was not present in the request"})
+
+
+def test_invalid_table_name_is_reported_at_table_name(ddb):
+    # the member path 'tableName' is verified; the rest is the shape checker's wording
+    assert create_error(ddb, TableName="x!", KeySchema=HASH, AttributeDefinitions=PK,
+                        **ON_DEMAND) == (
+        "ValidationException",
+        "2 validation errors detected: Value 'x!' at 'tableName' failed to satisfy constraint: "
+        "Member must have length greater than or equal to 3; Value 'x!' at 'tableName' failed "
+        "to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+")
+
+
 def test_unused_definition_with_indexes(ddb):
     definitions = PK + [{"AttributeName": "g", "AttributeType": "S"},
                         {"AttributeName": "x", "AttributeType": "S"}]
