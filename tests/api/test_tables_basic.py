@@ -86,6 +86,30 @@ def test_delete_table(ddb, table):
                                  f"Requested resource not found: Table: {table} not found")
 
 
+def test_delete_table_description_omits_schema_and_indexes(ddb):
+    """Recorded: DeleteTable's TableDescription has no CreationDateTime, KeySchema,
+    AttributeDefinitions, GlobalSecondaryIndexes nor LocalSecondaryIndexes."""
+    name = unique_name()
+    schema = HASH + [{"AttributeName": "sk", "KeyType": "RANGE"}]
+    defined = PK + [{"AttributeName": "sk", "AttributeType": "S"},
+                    {"AttributeName": "g", "AttributeType": "S"}]
+    ddb.create_table(
+        TableName=name, KeySchema=schema, AttributeDefinitions=defined,
+        BillingMode="PAY_PER_REQUEST",
+        GlobalSecondaryIndexes=[{"IndexName": "byg",
+                                 "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                                 "Projection": {"ProjectionType": "ALL"}}],
+        LocalSecondaryIndexes=[{"IndexName": "local",
+                                "KeySchema": HASH + [{"AttributeName": "g", "KeyType": "RANGE"}],
+                                "Projection": {"ProjectionType": "KEYS_ONLY"}}])
+    ddb.get_waiter("table_exists").wait(TableName=name, WaiterConfig={"Delay": 0.1})
+    deleted = ddb.delete_table(TableName=name)["TableDescription"]
+    assert (deleted["TableName"], deleted["TableStatus"]) == (name, "DELETING")
+    for member in ("CreationDateTime", "KeySchema", "AttributeDefinitions",
+                   "GlobalSecondaryIndexes", "LocalSecondaryIndexes"):
+        assert member not in deleted, member
+
+
 def test_deleted_name_can_be_reused(ddb, make_table):
     name = make_table()
     ddb.delete_table(TableName=name)
