@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from okura.core.catalog import PRIVATE, Table
+from okura.core.catalog import ACTIVE, PRIVATE, Table
 from okura.operations.shared import table_settings
 
 if TYPE_CHECKING:
@@ -44,6 +44,8 @@ def _warm(owner: dict, status: str) -> dict:
 
 def _index(table: Table, index: dict, stats: tuple[int, int] | None) -> dict:
     described = dict(index, IndexArn=f"{table.arn}/index/{index['IndexName']}")
+    if index.get("IndexStatus") == ACTIVE:
+        described.pop("Backfilling", None)  # recorded: an ACTIVE index has no Backfilling
     if "IndexStatus" in index:  # a global index
         described["WarmThroughput"] = _warm(index, index["IndexStatus"])
     if stats is not None:
