@@ -44,6 +44,10 @@ def validation(message: str) -> DynamoError:
     return DynamoError(_VALIDATE + "ValidationException", message)
 
 
+def access_denied(message: str) -> DynamoError:
+    return DynamoError(_CORAL + "AccessDeniedException", message)
+
+
 def serialization(message: str | None = None) -> DynamoError:
     return DynamoError(_CORAL + "SerializationException", message)
 

@@ -8,6 +8,14 @@ from okura.core.context import Context
 from okura.operations.shared.table_rules import in_use
 from okura.operations.shared.table_settings import merged_tags
 
+
+async def _table(ctx: Context, arn: str) -> Table:
+    if not arn.startswith("arn:"):  # recorded, before the ARN's parts are read
+        raise errors.validation(
+            f"One or more parameter values were invalid: ARNs must start with 'arn:': {arn}")
+    return await resolve.by_arn(ctx, arn)
+
+
 async def _change_tags(ctx: Context, table: Table, tags: dict) -> None:
     db = ctx.db
     status = table.status(db.clock.now())
@@ -18,14 +26,14 @@ async def _change_tags(ctx: Context, table: Table, tags: dict) -> None:
 
 async def tag_resource(ctx: Context, body: dict) -> dict:
     shapes.check("TagResource", body)
-    table = await resolve.by_arn(ctx, body["ResourceArn"])
+    table = await _table(ctx, body["ResourceArn"])
     await _change_tags(ctx, table, merged_tags(table.doc.get("Tags", {}), body["Tags"]))
     return {}
 
 
 async def untag_resource(ctx: Context, body: dict) -> dict:
     shapes.check("UntagResource", body)
-    table = await resolve.by_arn(ctx, body["ResourceArn"])
+    table = await _table(ctx, body["ResourceArn"])
     removed = set(body["TagKeys"])
     await _change_tags(ctx, table, {key: value for key, value in
                                         table.doc.get("Tags", {}).items() if key not in removed})
@@ -34,6 +42,18 @@ async def untag_resource(ctx: Context, body: dict) -> dict:
 
 async def list_tags_of_resource(ctx: Context, body: dict) -> dict:
     shapes.check("ListTagsOfResource", body)
-    table = await resolve.by_arn(ctx, body["ResourceArn"])
+    arn = body["ResourceArn"]
+    try:
+        table = await _table(ctx, arn)
+    except errors.DynamoError as error:
+        match = resolve.TABLE_ARN.fullmatch(arn)
+        if error.name != "ResourceNotFoundException" or match is None or (
+                match.group(1), match.group(2)) != (ctx.region, ctx.account):
+            raise
+        # recorded: a table of the caller's region and account that does not exist is
+        # AccessDenied (the caller named as the account's root: unverified)
+        raise errors.access_denied(
+            f"User: arn:aws:iam::{ctx.account}:root is not authorized to perform: "
+            f"dynamodb:ListTagsOfResource on resource: {arn}") from None
     return {"Tags": [{"Key": key, "Value": value}
                      for key, value in table.doc.get("Tags", {}).items()]}

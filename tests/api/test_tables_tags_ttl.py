@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from botocore.exceptions import ClientError
 
-from conftest import error_of
+from conftest import error_of, unique_name
 
 
 @pytest.fixture
@@ -31,7 +31,43 @@ def test_tag_replace_and_untag(ddb, arn):
 def test_tag_limit(ddb, arn):
     ddb.tag_resource(ResourceArn=arn, Tags=[{"Key": f"k{i}", "Value": ""} for i in range(50)])
     assert failure(ddb.tag_resource, ResourceArn=arn, Tags=[{"Key": "one-more", "Value": ""}]) == (
-        "LimitExceededException", "The number of tags on the resource exceeds the limit of 50")
+        "ValidationException", "Number of Tags exceed the current limit for the provided ResourceArn")
+
+
+def test_create_table_with_too_many_tags_creates_nothing(ddb):
+    """Recorded: more than 50 tags is a ValidationException, for CreateTable too, and the
+    table is not created."""
+    name = unique_name()
+    with pytest.raises(ClientError) as excinfo:
+        ddb.create_table(TableName=name, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                         AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                         BillingMode="PAY_PER_REQUEST",
+                         Tags=[{"Key": f"k{i}", "Value": ""} for i in range(51)])
+    assert error_of(excinfo) == (
+        "ValidationException", "Number of Tags exceed the current limit for the provided ResourceArn")
+    assert name not in ddb.list_tables()["TableNames"]
+
+
+def test_tag_and_untag_reply_with_an_empty_body(server, ddb, arn):
+    tagged = server.post("TagResource", {"ResourceArn": arn, "Tags": [{"Key": "a", "Value": "b"}]})
+    assert (tagged.status, tagged.raw) == (200, b"{}")
+    untagged = server.post("UntagResource", {"ResourceArn": arn, "TagKeys": ["a"]})
+    assert (untagged.status, untagged.raw) == (200, b"{}")
+
+
+@pytest.mark.parametrize("key", ["a b\t", "ü+-=._:/9", "\u00e9t\u00e9"])
+def test_tag_characters_allowed(ddb, arn, key):
+    ddb.tag_resource(ResourceArn=arn, Tags=[{"Key": key, "Value": key}])
+    assert {"Key": key, "Value": key} in ddb.list_tags_of_resource(ResourceArn=arn)["Tags"]
+
+
+@pytest.mark.parametrize("bad", ["a@b", "a*", "x#y", "(1)"])
+def test_tag_characters_refused(ddb, arn, bad):
+    """Recorded texts: a key or value outside letters, digits, whitespace and + - = . _ : /."""
+    assert failure(ddb.tag_resource, ResourceArn=arn, Tags=[{"Key": bad, "Value": "v"}]) == (
+        "ValidationException", f"The Tag Key provided is invalid, Key: {bad}")
+    assert failure(ddb.tag_resource, ResourceArn=arn, Tags=[{"Key": "k", "Value": bad}]) == (
+        "ValidationException", f"The Tag Value provided is invalid, Value: {bad}")
 
 
 def test_reserved_tag_key(ddb, arn):
@@ -44,7 +80,9 @@ def test_tags_of_missing_table(ddb):
     missing = "arn:aws:dynamodb:us-east-1:000000000000:table/no-such-table"
     expected = ("ResourceNotFoundException",
                 f"Requested resource not found: ResourcArn: {missing} not found")
-    assert failure(ddb.list_tags_of_resource, ResourceArn=missing) == expected
+    assert failure(ddb.list_tags_of_resource, ResourceArn=missing) == (
+        "AccessDeniedException", "User: arn:aws:iam::000000000000:root is not authorized to "
+        f"perform: dynamodb:ListTagsOfResource on resource: {missing}")
     assert failure(ddb.tag_resource, ResourceArn=missing,
                    Tags=[{"Key": "a", "Value": "b"}]) == expected
     assert failure(ddb.untag_resource, ResourceArn=missing, TagKeys=["a"]) == expected
@@ -57,8 +95,13 @@ def test_tags_of_other_region(server, arn):
 
 
 def test_malformed_arn(ddb):
-    assert failure(ddb.list_tags_of_resource, ResourceArn="not-an-arn") == (
-        "ValidationException", "Invalid TableArn: Invalid ResourceArn provided as input not-an-arn")
+    """Recorded: a ResourceArn that is not an ARN."""
+    expected = ("ValidationException",
+                "One or more parameter values were invalid: ARNs must start with 'arn:': not-an-arn")
+    assert failure(ddb.list_tags_of_resource, ResourceArn="not-an-arn") == expected
+    assert failure(ddb.tag_resource, ResourceArn="not-an-arn",
+                   Tags=[{"Key": "a", "Value": "b"}]) == expected
+    assert failure(ddb.untag_resource, ResourceArn="not-an-arn", TagKeys=["a"]) == expected
 
 
 def test_ttl_of_missing_table(ddb):

@@ -3,12 +3,15 @@ stream, server-side encryption, tags, and the throughput settings that are not
 provisioned capacity (warm throughput, on-demand maximums)."""
 from __future__ import annotations
 
+import re
 import time
 
 from okura import errors
 
 _INVALID = "One or more parameter values were invalid: "
 MAX_TAGS = 50
+# a tag's key or value: letters, digits, whitespace and + - = . _ : / (recorded)
+_TAG_TEXT = re.compile(r"[\w\s+\-=.:/]*")
 # A new table's or global index's warm throughput, whatever its billing (developer
 # guide, "Understanding DynamoDB warm throughput"): it only grows from there.
 WARM_READ, WARM_WRITE = 12000, 4000
@@ -79,15 +82,19 @@ def merged_tags(current: dict, tags: list[dict]) -> dict:
     """`current` ({key: value}) with `tags` added or replaced, after DynamoDB's tag rules."""
     merged = dict(current)
     for tag in tags:
-        key = tag["Key"]
+        key, value = tag["Key"], tag["Value"]
+        if _TAG_TEXT.fullmatch(key) is None:
+            raise errors.validation(f"The Tag Key provided is invalid, Key: {key}")
+        if _TAG_TEXT.fullmatch(value) is None:
+            raise errors.validation(f"The Tag Value provided is invalid, Value: {value}")
         if key.startswith("aws:"):
             raise errors.validation(
                 "One or more parameter values were invalid: Tag keys starting with 'aws:' are "
                 "reserved for system use")  # unverified
-        merged[key] = tag["Value"]
+        merged[key] = value
     if len(merged) > MAX_TAGS:
-        raise errors.limit_exceeded(
-            f"The number of tags on the resource exceeds the limit of {MAX_TAGS}")  # unverified
+        raise errors.validation(
+            "Number of Tags exceed the current limit for the provided ResourceArn")
     return merged
 
 
