@@ -133,10 +133,18 @@ def updated_document(table: Table, body: dict, region: str, account: str, now: f
 
 async def handle(ctx: Context, body: dict) -> dict:
     shapes.check("UpdateTable", body)
-    if not any(body.get(member) is not None for member in _CHANGES):
+    # recorded: an empty GlobalSecondaryIndexUpdates counts as absent, and beside a change
+    # it is refused
+    if not any(body.get(member) not in (None, []) for member in _CHANGES):
         raise errors.validation(
             "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, "
-            "GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required")  # unverified
+            "GlobalSecondaryIndexUpdates, SSESpecification, ReplicaUpdates, "
+            "MultiAccountReplicaReady, ReplicaTransitRoleArn, MultiRegionConsistency, "
+            "DeletionProtectionEnabled, OnDemandThroughput, WarmThroughput or TableClass is "
+            "required")
+    if body.get("GlobalSecondaryIndexUpdates") == []:
+        raise errors.validation(
+            "One or more parameter values were invalid: List of GlobalSecondaryIndexUpdates is empty")
     db = ctx.db
     table = await resolve.existing(ctx, body["TableName"])
     now = db.clock.now()

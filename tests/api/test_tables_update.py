@@ -9,6 +9,13 @@ from conftest import error_of, unique_name
 HASH = [{"AttributeName": "pk", "KeyType": "HASH"}]
 PK = [{"AttributeName": "pk", "AttributeType": "S"}]
 INVALID = "One or more parameter values were invalid: "
+NOTHING = ("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, "
+           "GlobalSecondaryIndexUpdates, SSESpecification, ReplicaUpdates, "
+           "MultiAccountReplicaReady, ReplicaTransitRoleArn, MultiRegionConsistency, "
+           "DeletionProtectionEnabled, OnDemandThroughput, WarmThroughput or TableClass is "
+           "required")  # recorded
+G_INDEX = {"IndexName": "byg", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+           "Projection": {"ProjectionType": "KEYS_ONLY"}}
 
 
 @pytest.fixture
@@ -31,9 +38,44 @@ def throughput(read: int, write: int) -> dict:
 
 def test_nothing_to_update(ddb, table):
     assert update_error(ddb, TableName=table) == (
-        "ValidationException", "At least one of ProvisionedThroughput, BillingMode, "
-        "UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates "
-        "is required")
+        "ValidationException", NOTHING)
+
+
+def test_empty_index_updates_change_nothing(ddb, table):
+    """Recorded: an empty GlobalSecondaryIndexUpdates counts as absent; beside a change it
+    is refused, and the change is not applied."""
+    assert update_error(ddb, TableName=table, GlobalSecondaryIndexUpdates=[]) == (
+        "ValidationException", NOTHING)
+    assert update_error(ddb, TableName=table, GlobalSecondaryIndexUpdates=[],
+                        DeletionProtectionEnabled=True) == (
+        "ValidationException", INVALID + "List of GlobalSecondaryIndexUpdates is empty")
+    assert ddb.describe_table(TableName=table)["Table"]["DeletionProtectionEnabled"] is False
+
+
+def test_index_update_with_two_actions(ddb, table):
+    assert update_error(ddb, TableName=table, AttributeDefinitions=[
+        {"AttributeName": "g", "AttributeType": "S"}], GlobalSecondaryIndexUpdates=[
+        {"Create": G_INDEX, "Delete": {"IndexName": "byg"}}]) == (
+        "ValidationException", INVALID + "Only one global secondary index action is allowed per "
+        "GlobalSecondaryIndexUpdate object")  # recorded
+    assert update_error(ddb, TableName=table, GlobalSecondaryIndexUpdates=[{}]) == (
+        "ValidationException", INVALID + "One of GlobalSecondaryIndexUpdate.Update, "
+        "GlobalSecondaryIndexUpdate.Create, GlobalSecondaryIndexUpdate.Delete must not be null")
+
+
+def test_index_may_not_redefine_an_attribute(ddb):
+    """Recorded: a new index giving an indexed attribute another type."""
+    name = unique_name()
+    ddb.create_table(TableName=name, KeySchema=HASH, BillingMode="PAY_PER_REQUEST",
+                     AttributeDefinitions=PK + [{"AttributeName": "g", "AttributeType": "S"}],
+                     GlobalSecondaryIndexes=[G_INDEX])
+    ddb.get_waiter("table_exists").wait(TableName=name, WaiterConfig={"Delay": 0.1})
+    assert update_error(ddb, TableName=name, AttributeDefinitions=[
+        {"AttributeName": "g", "AttributeType": "N"}], GlobalSecondaryIndexUpdates=[
+        {"Create": dict(G_INDEX, IndexName="byg2")}]) == (
+        "ValidationException", INVALID + "Attributes cannot be redefined. Please check that your "
+        "attribute has the same type as previously defined. Existing schema: "
+        "Schema:[SchemaElement: key{g:S:HASH}] New schema: Schema:[SchemaElement: key{g:N:HASH}]")
 
 
 def test_update_missing_table(ddb):
@@ -158,9 +200,7 @@ def test_on_demand_switch_zeroes_index_throughput(ddb):
 
 def test_attribute_definitions_alone_change_nothing(ddb, table):
     assert update_error(ddb, TableName=table, AttributeDefinitions=PK) == (
-        "ValidationException", "At least one of ProvisionedThroughput, BillingMode, "
-        "UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates "
-        "is required")
+        "ValidationException", NOTHING)
 
 
 def warm(read: int, write: int, status: str = "ACTIVE") -> dict:

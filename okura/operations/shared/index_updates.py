@@ -21,10 +21,13 @@ _ONE_AT_A_TIME = ("Subscriber limit exceeded: Only 1 online index can be created
 def _action(update: dict) -> tuple[str, dict]:
     given = [(kind, action) for kind, action in update.items()
              if kind in ("Create", "Update", "Delete") and action is not None]
-    if len(given) != 1:
-        raise errors.validation(  # unverified
-            _INVALID + "One of GlobalSecondaryIndexUpdate.Create, GlobalSecondaryIndexUpdate."
-            "Update or GlobalSecondaryIndexUpdate.Delete must be specified")
+    if len(given) > 1:
+        raise errors.validation(_INVALID + "Only one global secondary index action is allowed "
+                                "per GlobalSecondaryIndexUpdate object")  # recorded
+    if not given:
+        raise errors.validation(  # recorded
+            _INVALID + "One of GlobalSecondaryIndexUpdate.Update, GlobalSecondaryIndexUpdate."
+            "Create, GlobalSecondaryIndexUpdate.Delete must not be null")
     return given[0]
 
 
@@ -32,18 +35,41 @@ def _not_found(name: str) -> errors.DynamoError:
     return errors.resource_not_found(f"Requested resource not found: Index: {name} not found")  # unverified
 
 
-def _definitions(doc: dict, body: dict) -> list[dict]:
+def _definitions(doc: dict, body: dict, action: dict) -> list[dict]:
     """The table's AttributeDefinitions with those the request adds; an attribute
     defined again must keep its type."""
     merged = {d["AttributeName"]: d for d in doc["AttributeDefinitions"]}
-    for definition in body.get("AttributeDefinitions") or ():
+    requested = {d["AttributeName"]: d for d in body.get("AttributeDefinitions") or ()}
+    for definition in requested.values():
         current = merged.get(definition["AttributeName"])
         if current is not None and current["AttributeType"] != definition["AttributeType"]:
-            raise errors.validation(  # unverified
-                _INVALID + "Cannot change the type of an existing attribute: "
-                f"{definition['AttributeName']}")
+            raise _redefined(doc, definition["AttributeName"], action["KeySchema"],
+                             {**merged, **requested})
         merged[definition["AttributeName"]] = definition
     return list(merged.values())
+
+
+def _redefined(doc: dict, name: str, new_schema: list[dict], new_types: dict) -> errors.DynamoError:
+    """Recorded for a hash-only index over a hash-only one; which existing key schema is
+    named, and how several elements are joined, unverified."""
+    old_types = {d["AttributeName"]: d for d in doc["AttributeDefinitions"]}
+    owners = [doc["KeySchema"]] + [index["KeySchema"] for kind in (GLOBAL, "LocalSecondaryIndexes")
+                                   for index in doc.get(kind, ())]
+    old_schema = next((schema for schema in owners
+                       if any(element["AttributeName"] == name for element in schema)),
+                      doc["KeySchema"])
+    return errors.validation(
+        _INVALID + "Attributes cannot be redefined. Please check that your attribute has the "
+        "same type as previously defined. Existing schema: "
+        f"{_schema(old_schema, old_types)} New schema: {_schema(new_schema, new_types)}")
+
+
+def _schema(schema: list[dict], types: dict) -> str:
+    elements = ", ".join(
+        f"SchemaElement: key{{{element['AttributeName']}:"
+        f"{types.get(element['AttributeName'], {}).get('AttributeType', '')}:{element['KeyType']}}}"
+        for element in schema)
+    return f"Schema:[{elements}]"
 
 
 def _create(doc: dict, body: dict, action: dict, mode: str) -> dict:
@@ -64,7 +90,7 @@ def _create(doc: dict, body: dict, action: dict, mode: str) -> dict:
     requested = {d["AttributeName"] for d in body["AttributeDefinitions"]}
     if any(element["AttributeName"] not in requested for element in action["KeySchema"]):
         raise errors.validation("Invalid KeySchema: Some index key attribute have no definition")
-    definitions = _definitions(doc, body)
+    definitions = _definitions(doc, body, action)
     projected = sum(index_rules.check_projection(index["Projection"])
                     for index in existing + [action])
     if projected > index_rules.MAX_PROJECTED:
