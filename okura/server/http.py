@@ -25,10 +25,11 @@ from okura.core.capacity import Ledger
 from okura.core.context import Context
 from okura.core.database import Database
 from okura.server import admin, prometheus
+from okura.server.codings import (  # decode_body: app.py takes it from here
+    COMPRESS_OVER, MAX_BODY, accepted, compress, decode_body)
 
 log = logging.getLogger("okura.server")
 
-MAX_BODY = 16 * 1024 * 1024 + 64 * 1024  # BatchWriteItem's 16 MB plus envelope
 _REQUEST_ID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 _STATUS = {200: b"200 OK", 400: b"400 Bad Request", 404: b"404 Not Found",
            405: b"405 Method Not Allowed",
@@ -40,7 +41,9 @@ _CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 # reads the headers SDKs check.
 _CORS = (b"\r\nAccess-Control-Allow-Origin: *\r\nAccess-Control-Expose-Headers: "
          b"x-amzn-RequestId, x-amzn-ErrorType, x-amz-crc32, Date")
-_PREFLIGHT = _CORS + b"\r\nAccess-Control-Allow-Methods: GET, POST, OPTIONS\r\nAccess-Control-Max-Age: 172800"
+# A preflight allows what the browser asked for (DynamoDB echoes the method and headers,
+# recorded); ordinary replies carry none of these lines.
+_PREFLIGHT = _CORS + b"\r\nAccess-Control-Max-Age: 172800\r\nAccess-Control-Allow-Methods: "
 
 
 def _cors(headers: dict) -> bytes:
@@ -49,8 +52,9 @@ def _cors(headers: dict) -> bytes:
 
 
 def _head(status: int, content_type: bytes) -> bytes:
-    """A reply's status line and headers up to the length's value."""
-    return b"HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: " % (
+    """A reply's status line and headers up to the length's value (every DynamoDB reply
+    says `Server: Server`, recorded)."""
+    return b"HTTP/1.1 %s\r\nServer: Server\r\nContent-Type: %s\r\nContent-Length: " % (
         _STATUS.get(status) or str(status).encode(), content_type)
 
 
@@ -58,13 +62,14 @@ _JSON_HEADS = {status: _head(status, _JSON) for status in _STATUS}  # formatted 
 # The only request headers okura reads; the rest are skipped without decoding.
 _WANTED = {name.encode(): name for name in (
     "x-amz-target", "authorization", "x-amz-date", "date", "content-encoding", "host",
-    "origin", "access-control-request-headers")}
+    "origin", "access-control-request-method", "access-control-request-headers",
+    "accept-encoding")}
 # Header names as SDKs spell them, looked up before lower-casing: what they stand for
 # (None: not read).
 _SPELLED = {**_WANTED, **{name.title(): wanted for name, wanted in _WANTED.items()},
-            **dict.fromkeys((b"Content-Type", b"Content-Length", b"User-Agent", b"Accept-Encoding",
+            **dict.fromkeys((b"Content-Type", b"Content-Length", b"User-Agent",
                              b"content-type", b"content-length", b"user-agent",
-                             b"accept-encoding", b"Connection", b"Accept",
+                             b"Connection", b"Accept",
                              b"amz-sdk-invocation-id", b"amz-sdk-request",
                              b"X-Amz-Security-Token", b"x-amz-security-token"))}
 _UNKNOWN = object()
@@ -261,11 +266,12 @@ class HttpProtocol(asyncio.Protocol):
                       headers, keep_alive)
             return
         if method != b"POST":
-            if url.partition(b"?")[0] == prometheus.PATH and method in (b"GET", b"HEAD"):
+            path = url.partition(b"?")[0]
+            if path == prometheus.PATH and method in (b"GET", b"HEAD"):
                 self._own(prometheus.reply(self.app.db), prometheus.CONTENT_TYPE, method,
                           headers, keep_alive)
             else:
-                self._other_method(method, headers, keep_alive)
+                self._other_method(method, path, headers, keep_alive)
             return
         request = Request(self.app.db, headers, next(self.app.request_ids), self.local_address)
         coro = self.app.dispatch(request, body)
@@ -283,14 +289,25 @@ class HttpProtocol(asyncio.Protocol):
         self._reply(request, task.result(), keep_alive)
         self._start_queued()
 
-    def _other_method(self, method: bytes, headers: dict, keep_alive: bool) -> None:
-        """A browser's CORS preflight, or the health check DynamoDB answers a GET with."""
+    def _other_method(self, method: bytes, path: bytes, headers: dict, keep_alive: bool) -> None:
+        """A browser's CORS preflight, or the health check DynamoDB answers a GET of `/`
+        with."""
         request_id = next(self.app.request_ids)
         if method == b"OPTIONS" and "origin" in headers:
-            allowed = headers.get("access-control-request-headers", "*").encode("latin-1")
+            methods = headers.get("access-control-request-method", "GET, POST, OPTIONS")
+            allowed = headers.get("access-control-request-headers", "*")
             self._emit(lambda closing, error: _reply_bytes(
                 200, b"", closing, b"text/plain", request_id,
-                _PREFLIGHT + b"\r\nAccess-Control-Allow-Headers: " + allowed), keep_alive)
+                b"%s%s\r\nAccess-Control-Allow-Headers: %s" % (
+                    _PREFLIGHT, methods.encode("latin-1"), allowed.encode("latin-1"))),
+                keep_alive)
+            return
+        if path != b"/" and method in (b"GET", b"HEAD"):
+            # DynamoDB answers a GET elsewhere than `/` with a 4xx (recorded); okura's is
+            # 404 with an empty body (the status and body are okura's choice)
+            cors = _cors(headers)
+            self._emit(lambda closing, error: _reply_bytes(
+                404, b"", closing, b"text/plain", request_id, cors), keep_alive)
             return
         host = headers.get("host", "localhost")
         if not host.endswith("]"):  # a port follows the name, or an IPv6 address's "]"
@@ -313,9 +330,11 @@ class HttpProtocol(asyncio.Protocol):
         except Exception:
             log.exception("internal error in %s", method.decode("latin-1"))
             status, reply = 500, b'{"error": "internal error"}'
-        request_id = next(self.app.request_ids)
+        request_id, extra = next(self.app.request_ids), _cors(headers)
+        if len(reply) > COMPRESS_OVER:
+            reply, extra = _compressed(headers, reply, extra)
         self._emit(lambda closing, error: _reply_bytes(
-            status, reply, closing, content_type, request_id, _cors(headers),
+            status, reply, closing, content_type, request_id, extra,
             method != b"HEAD"), keep_alive)
         self._start_queued()
 
@@ -382,7 +401,21 @@ def _api_reply(request, result, closing: bool, commit_error) -> bytes:
     if commit_error is not None:
         error = errors.internal_server_error()
         status, body = error.status, error.body()
-    return _reply_bytes(status, body, closing, _JSON, request.request_id, _cors(request.headers))
+    extra = _cors(request.headers)
+    if len(body) > COMPRESS_OVER:
+        body, extra = _compressed(request.headers, body, extra)
+    return _reply_bytes(status, body, closing, _JSON, request.request_id, extra)
+
+
+def _compressed(headers: dict, body: bytes, extra: bytes) -> tuple[bytes, bytes]:
+    """A long reply, compressed when the client accepts gzip or deflate: its body and header
+    lines. x-amz-crc32 is then of the compressed bytes, as DynamoDB computes it (the SDKs
+    check the bytes received before they inflate them)."""
+    accept = headers.get("accept-encoding")
+    coding = accepted(accept) if accept else None
+    if coding is None:
+        return body, extra
+    return compress(coding, body), extra + b"\r\nContent-Encoding: " + coding
 
 
 def _reply_bytes(status, body, closing, content_type, request_id, extra=b"", with_body=True):
@@ -394,27 +427,3 @@ def _reply_bytes(status, body, closing, content_type, request_id, extra=b"", wit
     return b"%s%d\r\nDate: %s\r\nx-amzn-RequestId: %s\r\nx-amz-crc32: %d%s%s%s" % (
         head, len(body), _http_date.date(), request_id, zlib.crc32(body), extra,
         _CLOSE if closing else _KEEP, body if with_body else b"")
-
-
-def decode_body(headers: dict, body: bytes) -> bytes:
-    """The request body, gunzipped when the client compressed it."""
-    if headers.get("content-encoding", "").lower() != "gzip":
-        return body
-    # inflated no further than the largest body okura takes (a small body may stand
-    # for gigabytes), member after member as gzip allows
-    inflated, size, rest = [], 0, body
-    while rest:
-        inflate = zlib.decompressobj(wbits=31)
-        try:
-            part = inflate.decompress(rest, MAX_BODY + 1 - size)
-        except zlib.error:
-            part = None
-        if part is not None:
-            size += len(part)
-            if size > MAX_BODY:
-                raise errors.request_too_large()
-        if part is None or not inflate.eof:
-            raise errors.serialization("Unable to decompress the request body")  # unverified
-        inflated.append(part)
-        rest = inflate.unused_data
-    return b"".join(inflated)
