@@ -87,6 +87,22 @@ def test_conditions_dynamodb_does_not_support(ddb, sorted_table, condition):
         "Query key condition not supported")
 
 
+@pytest.mark.parametrize("condition, names", [
+    ("pk.b = :p", None),
+    ("pk[0] = :p", None),
+    ("pk = :p AND sk.b = :p", None),
+    ("pk = :p AND begins_with(sk.b, :p)", None),
+    ("pk = :p AND sk.b BETWEEN :p AND :p", None),
+    ("#d.b = :p", {"#d": "pk"}),
+])
+def test_key_condition_on_a_nested_attribute(ddb, sorted_table, condition, names):
+    # as captured from DynamoDB with the AWS CLI (a public report)
+    extra = {} if names is None else {"ExpressionAttributeNames": names}
+    assert query_fails(ddb, sorted_table, condition, P, **extra) == invalid(
+        "Invalid KeyConditionExpression: KeyConditionExpressions cannot have conditions on "
+        "nested attributes")
+
+
 def test_value_type_must_match_the_key(ddb, sorted_table):
     assert query_fails(ddb, sorted_table, "pk = :p AND sk = :n",
                        P | {":n": {"N": "1"}}) == invalid(

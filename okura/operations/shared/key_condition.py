@@ -115,8 +115,11 @@ def _simple(node) -> tuple[str, str, tuple]:
 
 def _attribute(node: object) -> str:
     """A key condition names top-level attributes only."""
-    if type(node) is not Path or len(node.elements) != 1 or type(node.elements[0]) is not str:
+    if type(node) is not Path:
         raise not_supported()  # unverified
+    if len(node.elements) != 1 or type(node.elements[0]) is not str:
+        raise errors.validation("Invalid KeyConditionExpression: KeyConditionExpressions cannot "
+                                "have conditions on nested attributes")
     return node.elements[0]
 
 
