@@ -157,3 +157,16 @@ def test_start_key_of_another_segment(ddb, filled):
         "ValidationException",
         "The provided starting key is invalid: Invalid ExclusiveStartKey. Please use "
         "ExclusiveStartKey with correct Segment. TotalSegments: 2 Segment: 1")
+
+
+@pytest.mark.parametrize("operation", ["query", "scan"])
+def test_start_key_with_extra_attributes_on_a_table_without_sort_key(ddb, table, operation):
+    params = {"ExclusiveStartKey": {"pk": {"S": "p"}, "x": {"S": "x"}}}
+    if operation == "query":
+        params |= {"KeyConditionExpression": "pk = :p",
+                   "ExpressionAttributeValues": {":p": {"S": "p"}}}
+    # recorded from DynamoDB up to the colon; what follows it is unverified
+    assert fails(getattr(ddb, operation), TableName=table, **params) == (
+        "ValidationException",
+        "The provided exclusive start key is invalid: The provided key element does not match "
+        "the schema")

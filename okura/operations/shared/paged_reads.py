@@ -16,6 +16,7 @@ from okura.values import key_rules, validation
 ALL, PROJECTED, SPECIFIC, COUNT = ("ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES",
                                    "SPECIFIC_ATTRIBUTES", "COUNT")
 _START_INVALID = "The provided starting key is invalid: "
+_EXCLUSIVE_INVALID = "The provided exclusive start key is invalid: "
 
 
 def requested_select(body: dict, operation: str) -> str | None:
@@ -104,6 +105,9 @@ class Reading:
             key_rules.check_key(key, schema)
         except errors.DynamoError as error:
             assert error.message is not None  # key_rules' errors say what is wrong
+            if len(schema) == 1 and len(key) > 1 and schema[0][0] in key:
+                # recorded (the table has no sort key); its reason unverified
+                raise errors.validation(_EXCLUSIVE_INVALID + error.message) from None
             raise errors.validation(_START_INVALID.rstrip(": ") if query
                                     else _START_INVALID + error.message) from None
         return source.position(key)
