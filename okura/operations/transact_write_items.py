@@ -19,7 +19,8 @@ async def handle(ctx: Context, body: dict) -> dict:
     actions = [await write_actions.from_request(ctx, entry) for entry in body["TransactItems"]]
     write_actions.check_unique(actions)
     if sum(sizes.item_size(action.change.key) for action in actions) > MAX_REQUEST_BYTES:
-        raise errors.validation("Transaction request cannot be larger than 4 MB")  # unverified
+        # recorded: "size cannot exceed" in a ValidationException; the rest unverified
+        raise errors.validation("Transaction request size cannot exceed 4 MB")
     return await run_transaction(ctx, body, "TransactWriteItems", body["TransactItems"], actions)
 
 

@@ -105,6 +105,16 @@ def test_two_actions_on_one_item_rejected(ddb, table):
         "Transaction request cannot include multiple operations on one item")
 
 
+def test_aggregate_size_over_four_megabytes(ddb, table):
+    big = {"d": {"S": "x" * 390_000}}
+    with pytest.raises(ClientError) as excinfo:
+        ddb.transact_write_items(TransactItems=[put(table, f"p{i}", **big) for i in range(11)])
+    code, message = error_of(excinfo)
+    # recorded: a ValidationException containing "size cannot exceed" (the rest unverified)
+    assert code == "ValidationException" and "size cannot exceed" in message
+    assert item(ddb, table, "p0") is None
+
+
 def test_one_action_per_entry(server, table):
     reply = server.post("TransactWriteItems", {"TransactItems": [
         {**put(table, "a"), "Delete": {"TableName": table, "Key": {"pk": {"S": "a"}}}}]})
