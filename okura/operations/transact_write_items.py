@@ -16,7 +16,16 @@ MAX_REQUEST_BYTES = 4 * 1024 * 1024
 
 async def handle(ctx: Context, body: dict) -> dict:
     shapes.check("TransactWriteItems", body)
-    actions = [await write_actions.from_request(ctx, entry) for entry in body["TransactItems"]]
+    actions: list[write_actions.Action] = []
+    refused: dict[int, errors.DynamoError] = {}
+    for i, entry in enumerate(body["TransactItems"]):
+        try:
+            actions.append(await write_actions.from_request(ctx, entry))
+        except write_actions.KeyRefused as refusal:
+            refused[i] = refusal.error
+    if refused:
+        raise errors.transaction_canceled([transactions.reason(refused.get(i))
+                                           for i in range(len(body["TransactItems"]))])
     write_actions.check_unique(actions)
     if sum(sizes.item_size(action.change.key) for action in actions) > MAX_REQUEST_BYTES:
         # recorded: "size cannot exceed" in a ValidationException; the rest unverified

@@ -115,6 +115,33 @@ def test_aggregate_size_over_four_megabytes(ddb, table):
     assert item(ddb, table, "p0") is None
 
 
+@pytest.mark.parametrize("bad", [
+    {"Put": {"Item": {"pk": {"N": "1"}}}},
+    {"Update": {"Key": {"pk": {"N": "1"}}, "UpdateExpression": "SET v = :v",
+                "ExpressionAttributeValues": {":v": {"S": "v"}}}},
+    {"Delete": {"Key": {"pk": {"N": "1"}}}},
+    {"ConditionCheck": {"Key": {"pk": {"N": "1"}}, "ConditionExpression": "attribute_exists(pk)"}},
+])
+@pytest.mark.parametrize("alone", [True, False])
+def test_key_of_the_wrong_type_cancels(ddb, table, bad, alone):
+    (kind, action), = bad.items()
+    bad = {kind: {"TableName": table, **action}}
+    items = [bad] if alone else [put(table, "a"), bad, put(table, "b")]
+    (code, message), reasons = cancelled(ddb, items)
+    assert code == "TransactionCanceledException"
+    failed = {"Code": "ValidationError",
+              "Message": "One or more parameter values were invalid: Type mismatch for key pk "
+                         "expected: S actual: N" if kind == "Put"
+              else "The provided key element does not match the schema"}
+    if alone:
+        assert reasons == [failed]
+        assert message == CANCELLED + "[ValidationError]"
+    else:
+        assert reasons == [{"Code": "None"}, failed, {"Code": "None"}]
+        assert message == CANCELLED + "[None, ValidationError, None]"
+        assert item(ddb, table, "a") is None
+
+
 def test_one_action_per_entry(server, table):
     reply = server.post("TransactWriteItems", {"TransactItems": [
         {**put(table, "a"), "Delete": {"TableName": table, "Key": {"pk": {"S": "a"}}}}]})

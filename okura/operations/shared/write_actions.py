@@ -27,6 +27,15 @@ class Action(NamedTuple):
     check: bool = False
 
 
+class KeyRefused(Exception):
+    """An action whose key the table's schema refuses: DynamoDB cancels the transaction
+    with a ValidationError reason for it (recorded), not a ValidationException."""
+
+    def __init__(self, error: errors.DynamoError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
 def position(change: items.Change) -> tuple[int, bytes, bytes]:
     """Where a change lands: two actions on one item share it."""
     return (change.table.id, *change.table.locate(change.key))
@@ -118,11 +127,16 @@ async def from_request(ctx: Context, entry: dict) -> Action:
     validation.check_item(record)
     condition, upd = write_expressions(body, "UpdateItem" if kind == "Update" else "PutItem")
     table = await resolve.serving(ctx, body["TableName"])
+    try:
+        if kind == "Put":
+            key_rules.check_item_keys(record, table.schema)
+        else:
+            key_rules.check_key(record, table.schema)
+    except errors.DynamoError as error:
+        raise KeyRefused(error) from None
     if kind == "Put":
-        key_rules.check_item_keys(record, table.schema)
         sizes.check_item_size(record)
         return Action(put_change(table, record, condition, body))
-    key_rules.check_key(record, table.schema)
     if kind == "Update":
         assert upd is not None  # an Update's UpdateExpression is required (its shape)
         check_key_untouched(table, upd)
