@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import orjson
 
-from okura import expressions, shapes
+from okura import errors, expressions, shapes
 from okura.core import resolve, transactions
 from okura.core.catalog import Table
 from okura.core.context import Context
@@ -15,7 +15,8 @@ async def handle(ctx: Context, body: dict) -> dict:
     shapes.check("TransactGetItems", body)
     targets: list[tuple[Table, dict]] = []
     projections: list[expressions.Projection | None] = []
-    for entry in body["TransactItems"]:
+    refused: dict[int, errors.DynamoError] = {}
+    for i, entry in enumerate(body["TransactItems"]):
         get = entry["Get"]
         key = get["Key"]
         validation.check_item(key)
@@ -24,8 +25,18 @@ async def handle(ctx: Context, body: dict) -> dict:
         projections.append(None if text is None else expressions.projection(text, names))
         names.finish()
         table = await resolve.serving(ctx, get["TableName"])
-        key_rules.check_key(key, table.schema)
+        try:
+            key_rules.check_key(key, table.schema)
+        except errors.DynamoError as error:
+            refused[i] = error  # a ValidationError reason, not a ValidationException (recorded)
+            continue
         targets.append((table, key))
+    if refused:
+        raise errors.transaction_canceled([transactions.reason(refused.get(i))
+                                           for i in range(len(body["TransactItems"]))])
+    if len({(table.id, *table.locate(key)) for table, key in targets}) < len(targets):
+        raise errors.validation(  # a ValidationException (recorded); its wording unverified
+            "Transaction request cannot include multiple operations on one item")
     docs = await transactions.transact_get(ctx, targets)
     responses: list[dict] = []
     for projection, doc in zip(projections, docs):

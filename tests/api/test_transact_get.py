@@ -42,6 +42,30 @@ def test_unused_name_and_missing_table(ddb, table):
     assert error_of(excinfo) == ("ResourceNotFoundException", "Requested resource not found")
 
 
+@pytest.mark.parametrize("key", [{}, {"pk": {"N": "1"}}])
+@pytest.mark.parametrize("alone", [True, False])
+def test_a_key_the_schema_refuses_cancels(ddb, table, key, alone):
+    bad = {"Get": {"TableName": table, "Key": key}}
+    items = [bad] if alone else [get(table, "a"), bad]
+    with pytest.raises(ClientError) as excinfo:
+        ddb.transact_get_items(TransactItems=items)
+    code, message = error_of(excinfo)
+    failed = {"Code": "ValidationError",
+              "Message": "The provided key element does not match the schema"}
+    assert code == "TransactionCanceledException"
+    assert excinfo.value.response["CancellationReasons"] == (
+        [failed] if alone else [{"Code": "None"}, failed])
+    assert message.endswith("[ValidationError]" if alone else "[None, ValidationError]")
+
+
+def test_one_item_twice(ddb, table):
+    with pytest.raises(ClientError) as excinfo:
+        ddb.transact_get_items(TransactItems=[get(table, "a"), get(table, "a")])
+    assert error_of(excinfo) == (  # unverified wording (a ValidationException: recorded)
+        "ValidationException",
+        "Transaction request cannot include multiple operations on one item")
+
+
 def test_reads_one_state_while_transfers_run(server, table):
     """Transfers move amounts between two accounts in transactions; every
     TransactGetItems must see a total of 100. Reading the two accounts from different
