@@ -214,6 +214,32 @@ def test_iterator_types(ddb, streams):
     assert [r["dynamodb"]["Keys"]["pk"]["S"] for r in after] == ["k3"]
 
 
+@pytest.mark.parametrize("kind", ["AT_SEQUENCE_NUMBER", "AFTER_SEQUENCE_NUMBER"])
+def test_iterator_at_the_shards_starting_number_of_an_empty_stream(ddb, streams, kind):
+    name, arn = stream_table(ddb)
+    shard, = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"]
+    start = shard["SequenceNumberRange"]["StartingSequenceNumber"]
+    iterator = streams.get_shard_iterator(StreamArn=arn, ShardId=shard["ShardId"],
+                                          ShardIteratorType=kind,
+                                          SequenceNumber=start)["ShardIterator"]
+    reply = streams.get_records(ShardIterator=iterator)
+    assert reply["Records"] == [] and "NextShardIterator" in reply
+    if kind == "AT_SEQUENCE_NUMBER":
+        ddb.put_item(TableName=name, Item=item("a"))
+        records = streams.get_records(ShardIterator=reply["NextShardIterator"])["Records"]
+        assert [r["dynamodb"]["Keys"]["pk"]["S"] for r in records] == ["a"]
+
+
+def test_iterator_at_the_shards_starting_number(ddb, streams):
+    name, arn = stream_table(ddb)
+    ddb.put_item(TableName=name, Item=item("a"))
+    shard, = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"]
+    start = shard["SequenceNumberRange"]["StartingSequenceNumber"]
+    for kind in ("AT_SEQUENCE_NUMBER", "AFTER_SEQUENCE_NUMBER"):
+        streams.get_shard_iterator(StreamArn=arn, ShardId=shard["ShardId"],
+                                   ShardIteratorType=kind, SequenceNumber=start)
+
+
 def test_get_records_limit_and_next_iterator(ddb, streams):
     name, arn = stream_table(ddb)
     for n in range(5):

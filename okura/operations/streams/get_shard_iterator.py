@@ -30,13 +30,18 @@ async def handle(ctx: Context, body: dict) -> dict:
     else:
         assert number is not None  # required for these kinds (checked above)
         seq = parse_sequence(number)
-        if seq is None or not shard["Start"] <= seq <= read.latest_position(stream, shard):
+        latest = read.latest_position(stream, shard)
+        # The shard's StartingSequenceNumber is a position even before its first record
+        # exists (recorded: an empty stream's shard takes it).
+        unwritten_start = seq is not None and seq == shard["Start"] and latest < seq
+        if seq is None or not unwritten_start and not shard["Start"] <= seq <= latest:
             raise errors.validation(
                 f"Invalid SequenceNumber {number} for shard {shard['Id']}")  # unverified
-        try:
-            await read.check_position(db, stream, seq, trim)
-        except read.Trimmed:
-            raise errors.trimmed_data_access() from None
+        if not unwritten_start:
+            try:
+                await read.check_position(db, stream, seq, trim)
+            except read.Trimmed:
+                raise errors.trimmed_data_access() from None
         position = seq - 1 if kind == "AT_SEQUENCE_NUMBER" else seq
     iterator = read.Iterator(stream.arn, shard["Id"], position, db.clock.now())
     return {"ShardIterator": iterator.encode()}
