@@ -371,6 +371,22 @@ def test_request_errors(ddb, streams):
         "satisfy constraint: Member must have value less than or equal to 1000")
 
 
+@pytest.mark.parametrize("shard_filter, message", [
+    ({"ShardId": "shardId-00000001795617466137-e15a062a"},
+     "1 validation error detected: Value null at 'shardFilter.type' failed to satisfy "
+     "constraint: Member must not be null"),
+    ({"Type": "CHILD_SHARDS"},
+     "1 validation error detected: Value null at 'shardFilter.shardId' failed to satisfy "
+     "constraint: Member must not be null"),
+])
+def test_shard_filter_needs_type_and_shard_id(ddb, streams, shard_filter, message):
+    _, arn = stream_table(ddb)
+    with pytest.raises(ClientError) as excinfo:
+        streams.describe_stream(StreamArn=arn, ShardFilter=shard_filter)
+    # a ValidationException (recorded); the wording unverified
+    assert error_of(excinfo) == ("ValidationException", message)
+
+
 def test_streams_api_model_validation(server):
     reply = server.post("DynamoDBStreams_20120810.DescribeStream", {"StreamArn": "short"})
     assert reply.status == 400

@@ -1,7 +1,7 @@
 """DescribeStream: a stream's status, key schema and shards (with their lineage)."""
 from __future__ import annotations
 
-from okura import shapes
+from okura import errors, shapes
 from okura.core.context import Context
 from okura.core.streams.state import sequence_number
 from okura.operations.streams import check_limit, existing_stream, horizon
@@ -24,9 +24,21 @@ def shard_description(shard: dict) -> dict:
 async def handle(ctx: Context, body: dict) -> dict:
     shapes.check("DescribeStream", body)
     limit = check_limit(body, MAX_LIMIT)
+    shard_filter = body.get("ShardFilter")
+    if shard_filter is not None:
+        # A filter names both its type and its shard (recorded: a ValidationException;
+        # the wording, the model's for a missing member, unverified).
+        missing = [f"Value null at 'shardFilter.{field}' failed to satisfy constraint: "
+                   "Member must not be null"
+                   for field, member in (("type", "Type"), ("shardId", "ShardId"))
+                   if shard_filter.get(member) is None]
+        if missing:
+            count = len(missing)
+            raise errors.validation(f"{count} validation error{'s' if count > 1 else ''} "
+                                    f"detected: {'; '.join(missing)}")
     stream = await existing_stream(ctx, body["StreamArn"])
     shards = stream.shards(horizon(ctx))
-    child_of = (body.get("ShardFilter") or {}).get("ShardId")
+    child_of = (shard_filter or {}).get("ShardId")
     if child_of is not None:
         shards = [shard for shard in shards if shard["Parent"] == child_of]
     after = body.get("ExclusiveStartShardId")
