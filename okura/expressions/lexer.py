@@ -18,7 +18,8 @@ ERROR = "error"        # a character that starts no token
 EOF = "eof"
 
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
-_NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+# '_' starts no name (users' reports: "_version" is token "_", near "_version")
+_NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _DIGITS = frozenset("0123456789")
 _SPACE = frozenset(" \t\r\n")
 _SINGLE = frozenset("=()[],.+-")

@@ -1,8 +1,10 @@
 """One Pratt parser for every expression kind.
 
 Conditions (ConditionExpression, FilterExpression, KeyConditionExpression) and
-the values of an update's SET actions are parsed by the same `_expression` loop;
-only the infix table differs (AND/OR/comparators/BETWEEN/IN versus + and -).
+the operands of an update's SET values are parsed by the same `expression` loop;
+only the infix table differs. A SET value is one operand or two joined by + or -
+(`value`): DynamoDB's grammar chains no arithmetic, and a function's operands
+are operands, never arithmetic.
 Update clauses and projection lists are thin loops around it.
 
 The parser rejects only what DynamoDB's grammar rejects, with its
@@ -115,7 +117,7 @@ class _Parser:
         if kind == VALUE_REF:
             return Value(tok.text)
         if kind == PUNCT and tok.text == "(" and (condition or self.infix is _ARITH_INFIX):
-            inner = self.expression(0, condition)
+            inner = self.expression(0, condition) if condition else self.value()
             if condition:
                 self.require_condition(inner)
             self.expect(")")
@@ -144,19 +146,26 @@ class _Parser:
         if op == "IN":
             self.expect("(")
             return In(left, self.operands())
-        if op == "+" or op == "-":
-            return Arith(op, left, self.expression(_ARITH, False))
         return Compare(op, left, self.expression(_COMPARE, False))
 
     def require_condition(self, node) -> None:
         if not _is_condition(node):
             raise self.fail(self.i)
 
+    def value(self):
+        """An update's value: one operand, or two joined by + or - (which do not chain)."""
+        left = self.expression(_ARITH, False)
+        if self.at("+") or self.at("-"):
+            op = self.tokens[self.i].text
+            self.i += 1
+            return Arith(op, left, self.expression(_ARITH, False))
+        return left
+
     def operands(self) -> tuple:
-        """Comma-separated operands up to and including the closing parenthesis."""
+        """Comma-separated operands (never arithmetic) up to and including the closing parenthesis."""
         items = []
         while True:
-            items.append(self.expression(_COMPARE, False))
+            items.append(self.expression(_ARITH, False))
             if self.at(","):
                 self.i += 1
                 continue
@@ -247,7 +256,7 @@ def _action(p: _Parser, word: str):
         return path
     if word == "SET":
         p.expect("=")
-        return path, p.expression(0, False)
+        return path, p.value()
     tok = p.tokens[p.i]
     if tok.kind != VALUE_REF:
         raise p.fail(p.i)

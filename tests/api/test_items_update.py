@@ -248,6 +248,11 @@ def test_errors_found_against_the_item(ddb, stored, expression, values, expected
     ("SET a = size(b)", None, invalid_update(
         "The function is not allowed in an update expression; function: size")),
     ("", None, invalid_update("The expression can not be empty;")),
+    ("SET _abc = :v", {":v": {"N": "1"}}, invalid_update('Syntax error; token: "_", near: "SET _abc"')),
+    ("SET a = :v + :v + :v", {":v": {"N": "1"}},
+     invalid_update('Syntax error; token: "+", near: ":v + :v"')),
+    ("SET a = if_not_exists(a, :v + :v)", {":v": {"N": "1"}},
+     invalid_update('Syntax error; token: "+", near: ":v + :v"')),
 ])
 def test_expression_errors(ddb, table, expression, values, expected):
     params = {"ExpressionAttributeValues": values} if values else {}
