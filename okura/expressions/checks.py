@@ -89,6 +89,8 @@ class _Checker:
             raise messages.operand_count(param, name, len(args))
         if name in _PATH_FIRST and type(args[0]) is not Path:
             raise messages.needs_path(param, name)
+        if name == "list_append" and any(type(a) is Call and a.name == name for a in args):
+            raise messages.misused_function(param, name)  # recorded: no list_append in list_append
         self.operators += 1
         for arg in args:
             self.node(arg, False)

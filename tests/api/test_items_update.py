@@ -253,6 +253,8 @@ def test_errors_found_against_the_item(ddb, stored, expression, values, expected
      invalid_update('Syntax error; token: "+", near: ":v + :v"')),
     ("SET a = if_not_exists(a, :v + :v)", {":v": {"N": "1"}},
      invalid_update('Syntax error; token: "+", near: ":v + :v"')),
+    ("SET l = list_append(list_append(l, :v), :v)", {":v": {"L": []}}, invalid_update(
+        "The function is not allowed to be used this way in an expression; function: list_append")),
 ])
 def test_expression_errors(ddb, table, expression, values, expected):
     params = {"ExpressionAttributeValues": values} if values else {}

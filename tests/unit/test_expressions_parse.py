@@ -218,6 +218,8 @@ def test_in_with_hundred_operands_and_depth_32_are_accepted():
      "Incorrect number of operands for operator or function; operator or function: list_append, "
      "number of operands: 1"),
     ("SET a = foo(b)", "Invalid function name; function: foo"),
+    ("SET a = list_append(list_append(b, :v), :w)",
+     "The function is not allowed to be used this way in an expression; function: list_append"),
     ("REMOVE a SET b = :v REMOVE c", 'The "REMOVE" section can only be used once in an update expression;'),
     ("ADD a :v, b :w ADD c :v", 'The "ADD" section can only be used once in an update expression;'),
     ("DELETE a :v delete b :v", 'The "DELETE" section can only be used once in an update expression;'),
