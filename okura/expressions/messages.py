@@ -59,8 +59,8 @@ def needs_path(param: str, name: str) -> DynamoError:
 
 
 def operand_type(param: str, name: str, type_: str) -> DynamoError:
-    # users' reports give size() and + with the short type name (S, N, ...); - and the other
-    # functions are taken to follow them (unverified)
+    # users' reports give size(), + and <= with the short type name (S, N, BOOL, ...); -, the
+    # other comparators and functions are taken to follow them (unverified)
     return invalid(param, "Incorrect operand type for operator or function; "
                           f"operator or function: {name}, operand type: {type_}")
 

@@ -23,6 +23,7 @@ _VALUE_KEY = re.compile(r":[A-Za-z0-9_]+")
 _TYPE_NAMES = frozenset({"S", "SS", "N", "NS", "B", "BS", "BOOL", "NULL", "L", "M"})
 _SETS = frozenset({"SS", "NS", "BS"})
 _ADDABLE = _SETS | {"N"}
+_ORDERED = ("S", "N", "B")
 
 
 class Resolver:
@@ -144,6 +145,9 @@ class _Resolution:
         if t is Compare:
             left, right = self.node(node.left), self.node(node.right)
             self.distinct(node.op, left, (right,))
+            if node.op != "=" and node.op != "<>":  # only S, N and B are ordered
+                self.operand_type(node.op, left, _ORDERED)
+                self.operand_type(node.op, right, _ORDERED)
             return node if left is node.left and right is node.right else Compare(node.op, left, right)
         if t is And or t is Or:
             left, right = self.node(node.left), self.node(node.right)
@@ -174,7 +178,7 @@ class _Resolution:
         if low_value is not None and high_value is not None:
             kinds = next(iter(low_value)), next(iter(high_value))
             for kind in kinds:
-                if kind not in ("S", "N", "B"):  # no order among BOOL, NULL, sets, lists, maps
+                if kind not in _ORDERED:  # no order among BOOL, NULL, sets, lists, maps
                     raise messages.operand_type(self.param, "BETWEEN", kind)
             if kinds[0] != kinds[1]:
                 raise messages.between_types(self.param, low_value, high_value)

@@ -165,6 +165,8 @@ def invalid_condition(detail: str) -> tuple[str, str]:
         "Incorrect operand type for operator or function; operator or function: begins_with, "
         "operand type: N")),
     ("a <> :v", {":v": {"S": "x"}}, None, None),
+    ("a < :v", {":v": {"L": [{"S": "x"}]}}, None, invalid_condition(
+        "Incorrect operand type for operator or function; operator or function: <, operand type: L")),
 ])
 def test_expression_errors(ddb, table, condition, values, names, expected):
     params = {}

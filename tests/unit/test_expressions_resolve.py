@@ -125,6 +125,15 @@ def test_reserved_words_are_fine_behind_a_name_placeholder():
      "Incorrect operand type for operator or function; operator or function: BETWEEN, operand type: BOOL"),
     ("a BETWEEN :lo AND :hi", {":lo": N1, ":hi": {"SS": ["a"]}},
      "Incorrect operand type for operator or function; operator or function: BETWEEN, operand type: SS"),
+    # a user's report gives "<=" with BOOL; the other ordering comparators and types follow it
+    ("a < :v", {":v": {"L": [N1]}},
+     "Incorrect operand type for operator or function; operator or function: <, operand type: L"),
+    (":v >= a", {":v": {"L": []}},
+     "Incorrect operand type for operator or function; operator or function: >=, operand type: L"),
+    ("a <= :v", {":v": {"BOOL": True}},
+     "Incorrect operand type for operator or function; operator or function: <=, operand type: BOOL"),
+    ("a > :v", {":v": {"M": {}}},
+     "Incorrect operand type for operator or function; operator or function: >, operand type: M"),
     ("a = a", {},
      "The first operand must be distinct from the remaining operands for this operator or function; "
      "operator: =, first operand: [a]"),
@@ -143,6 +152,10 @@ def test_condition_value_rules(text, values, detail):
 def test_first_operand_distinct_after_name_resolution():
     assert message(lambda: condition("#x <> a", Resolver({"#x": "a"}, None))).endswith(
         "operator: <>, first operand: [a]")
+
+
+def test_equality_with_any_type_is_fine():
+    condition("a = :v AND b <> :v", Resolver(None, {":v": {"L": [N1]}}))
 
 
 def test_between_with_equal_bounds_is_fine():
