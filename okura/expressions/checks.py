@@ -20,8 +20,8 @@ CONDITION_FUNCTIONS = {"attribute_exists": 1, "attribute_not_exists": 1, "attrib
 CONDITION_OPERAND_FUNCTIONS = {"size": 1}
 UPDATE_FUNCTIONS = {"if_not_exists": 2, "list_append": 2}
 _ARITY = {**CONDITION_FUNCTIONS, **CONDITION_OPERAND_FUNCTIONS, **UPDATE_FUNCTIONS}
-# functions whose first operand must be a document path
-_PATH_FIRST = frozenset({"attribute_exists", "attribute_not_exists", "attribute_type", "size",
+# functions whose first operand must be a document path (size() also takes a value)
+_PATH_FIRST = frozenset({"attribute_exists", "attribute_not_exists", "attribute_type",
                          "if_not_exists"})
 
 
@@ -89,6 +89,8 @@ class _Checker:
             raise messages.operand_count(param, name, len(args))
         if name in _PATH_FIRST and type(args[0]) is not Path:
             raise messages.needs_path(param, name)
+        if name == "size" and type(args[0]) is Call and args[0].name == name:
+            raise messages.operand_type(param, name, "N")  # recorded: a size is a number
         if name == "list_append" and any(type(a) is Call and a.name == name for a in args):
             raise messages.misused_function(param, name)  # recorded: no list_append in list_append
         self.operators += 1

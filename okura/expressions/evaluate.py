@@ -55,8 +55,8 @@ def operand(node, item: dict | None, values: dict | None) -> dict | None:
         return get(item, node.elements)
     if t is not Call:
         return constant(node, values)
-    # the only function a condition may use as an operand is size()
-    value = get(item, node.args[0].elements)
+    # the only function a condition may use as an operand is size(), of a path or a value
+    value = operand(node.args[0], item, values)
     if value is None:
         return None
     n = _size(value)

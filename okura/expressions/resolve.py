@@ -24,6 +24,7 @@ _TYPE_NAMES = frozenset({"S", "SS", "N", "NS", "B", "BS", "BOOL", "NULL", "L", "
 _SETS = frozenset({"SS", "NS", "BS"})
 _ADDABLE = _SETS | {"N"}
 _ORDERED = ("S", "N", "B")
+_SIZED = ("S", "B", "SS", "NS", "BS", "L", "M")
 
 
 class Resolver:
@@ -203,6 +204,8 @@ class _Resolution:
             self.distinct(name, args[0], args[1:])
         elif name == "contains":
             self.distinct(name, args[0], args[1:])
+        elif name == "size":
+            self.operand_type(name, args[0], _SIZED)
         elif name == "list_append":
             for arg in args:
                 self.operand_type(name, arg, ("L",))

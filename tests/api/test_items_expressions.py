@@ -165,6 +165,11 @@ def invalid_condition(detail: str) -> tuple[str, str]:
         "Incorrect operand type for operator or function; operator or function: begins_with, "
         "operand type: N")),
     ("a <> :v", {":v": {"S": "x"}}, None, None),
+    ("size(:v) = :n", {":v": {"S": "abc"}, ":n": {"N": "3"}}, None, None),
+    ("size(:n) = :n", {":n": {"N": "3"}}, None, invalid_condition(
+        "Incorrect operand type for operator or function; operator or function: size, operand type: N")),
+    ("size(size(a)) = :n", {":n": {"N": "3"}}, None, invalid_condition(
+        "Incorrect operand type for operator or function; operator or function: size, operand type: N")),
     ("a < :v", {":v": {"L": [{"S": "x"}]}}, None, invalid_condition(
         "Incorrect operand type for operator or function; operator or function: <, operand type: L")),
 ])

@@ -41,7 +41,7 @@ def check(text, item=ITEM):
     ("n < :nbig", True), ("n <= :n10", True), ("n > :n9", True), ("n >= :nbig", False),
     ("neg < :n1", True), ("s < :x", True), ("s > :he", True), ("u > :x", True),
     ("b = :b", True), ("b > :b1", True), ("b < :b23", True),
-    ("t = :true", True), ("z = :null", True),
+    ("t = :true", True), ("z = :null", True), ("size(:s) = :n5", True), ("size(:l) < :n3", False),
     ("ss = :ss", True), ("l = :l", True), ("l[2] = :m", True), ("m.nest.deep = :n3", True),
     ("m.lst[0] = :s", False), ("m.lst[5] = :s", False),
     ("s < :n10", False), ("s <> :n10", True),

@@ -134,6 +134,10 @@ def test_reserved_words_are_fine_behind_a_name_placeholder():
      "Incorrect operand type for operator or function; operator or function: <=, operand type: BOOL"),
     ("a > :v", {":v": {"M": {}}},
      "Incorrect operand type for operator or function; operator or function: >, operand type: M"),
+    ("size(:v) > :w", {":v": N1, ":w": N1},
+     "Incorrect operand type for operator or function; operator or function: size, operand type: N"),
+    ("size(:v) > :w", {":v": {"BOOL": True}, ":w": N1},
+     "Incorrect operand type for operator or function; operator or function: size, operand type: BOOL"),
     ("a = a", {},
      "The first operand must be distinct from the remaining operands for this operator or function; "
      "operator: =, first operand: [a]"),
