@@ -123,6 +123,11 @@ def too_deep(param: str, levels: int) -> DynamoError:
     return invalid(param, f"The document path has too many nesting levels; nesting levels: {levels}")
 
 
+def index_range(param: str, index: str) -> DynamoError:
+    # recorded with a 14-digit index; the bound (a 32-bit int) and other params unverified
+    return invalid(param, f"List index is not within the allowable range; index: [{index}]")
+
+
 def redundant_parentheses(param: str) -> DynamoError:
     # users' reports
     return invalid(param, "The expression has redundant parentheses;")

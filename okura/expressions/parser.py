@@ -20,6 +20,7 @@ from okura.expressions.ast import (BOOLEAN, And, Arith, Between, Call, Compare, 
 from okura.expressions.lexer import EOF, NAME, NAME_REF, NUMBER, PUNCT, VALUE_REF, Token, tokenize
 
 MAX_BYTES = 4096
+MAX_INDEX = 2**31 - 1  # a list index is a 32-bit int (unverified bound)
 
 _OR, _AND, _NOT, _COMPARE, _ARITH = 10, 20, 30, 40, 50
 _CONDITION_INFIX = {"OR": _OR, "AND": _AND, "BETWEEN": _COMPARE, "IN": _COMPARE,
@@ -199,7 +200,10 @@ class _Parser:
                     raise self.fail(self.i + 1)
                 self.i += 2
                 self.expect("]")
-                elements.append(int(number.text))
+                index = int(number.text)
+                if index > MAX_INDEX:
+                    raise messages.index_range(self.param, number.text)
+                elements.append(index)
             else:
                 break
         return Path(tuple(elements))

@@ -68,6 +68,8 @@ def test_projection_of_nothing_present_on_a_missing_item(ddb, table):
      "not defined; attribute name: #x"),
     ("a", {"#x": "b"}, "Value provided in ExpressionAttributeNames unused in expressions: keys: {#x}"),
     ("", None, "Invalid ProjectionExpression: The expression can not be empty;"),
+    ("a[99999999999999]", None, "Invalid ProjectionExpression: List index is not within the "
+                                "allowable range; index: [99999999999999]"),
 ])
 def test_projection_errors(ddb, table, projection, names, message):
     params = {"ExpressionAttributeNames": names} if names else {}

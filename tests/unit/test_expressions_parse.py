@@ -128,6 +128,15 @@ def test_projection_syntax_errors(text, token, near):
         f'Invalid ProjectionExpression: Syntax error; token: "{token}", near: "{near}"'
 
 
+def test_list_index_range():
+    assert message(projection, "a[99999999999999]") == (
+        "Invalid ProjectionExpression: List index is not within the allowable range; "
+        "index: [99999999999999]")
+    assert message(projection, "a.b[2147483648]").endswith("index: [2147483648]")
+    assert message(update, "REMOVE a[2147483648]").startswith("Invalid UpdateExpression: List index")
+    projection("a[2147483647]", Resolver(None, None))
+
+
 @pytest.mark.parametrize("fn, param", [(condition, "ConditionExpression"), (update, "UpdateExpression"),
                                        (projection, "ProjectionExpression")])
 @pytest.mark.parametrize("text", ["", "   "])
