@@ -135,7 +135,7 @@ def update(updates: dict) -> Update:
         if action == "PUT":
             sets.append((path, Const(value)))
         elif action == "ADD":
-            if kind != "N" and kind not in _SETS:
+            if kind not in ("N", "L") and kind not in _SETS:  # a list appends (recorded)
                 raise errors.validation(f"{_INVALID}ADD action is not supported for the type "
                                         f"{_LONG_NAMES[kind]}")  # unverified
             adds.append((path, Const(value)))
@@ -201,6 +201,9 @@ def _values(op: str, values: list | None) -> list:
             if kind not in types:
                 raise errors.validation(f"{_INVALID}ComparisonOperator {op} is not valid for "
                                         f"{kind} AttributeValue type")  # users' reports
+    if op == "IN" and len({next(iter(value)) for value in values}) > 1:
+        raise errors.validation(f"{_INVALID}AttributeValues inside AttributeValueList must "
+                                "be of same type")  # unverified
     if op == "BETWEEN":
         low, high = values
         if next(iter(low)) != next(iter(high)):
@@ -226,7 +229,8 @@ def _node(name: str, op: str, values: list):
     if op == "CONTAINS":
         return Call("contains", (path, consts[0]))
     if op == "NOT_CONTAINS":
-        return Not(Call("contains", (path, consts[0])))
+        # a missing attribute fails NOT_CONTAINS too (recorded from DynamoDB)
+        return And(Call("attribute_exists", (path,)), Not(Call("contains", (path, consts[0]))))
     if op == "BEGINS_WITH":
         return Call("begins_with", (path, consts[0]))
     if op == "IN":

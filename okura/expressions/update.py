@@ -139,6 +139,8 @@ class _Writer:
             raise self.wrong_type()
         elif kind == "N":
             result = {"N": numbers.add(existing["N"], value["N"])}
+        elif kind == "L":  # AttributeUpdates' ADD of a list appends (recorded from DynamoDB)
+            result = {"L": existing["L"] + value["L"]}
         else:
             # checked set members are normalised numbers and canonical base64, so equal
             # members have equal text

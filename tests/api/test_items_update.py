@@ -132,14 +132,18 @@ def test_update_creates_a_missing_item(ddb, sorted_table):
     assert ddb.get_item(TableName=sorted_table, Key=key)["Item"] == {**key, "v": {"N": "1"}}
 
 
-def test_update_without_expression_creates_the_key_only_item(ddb, table):
-    ddb.update_item(TableName=table, Key=KEY)
-    assert item(ddb, table) == KEY
+def test_update_without_actions_does_not_create_the_item(ddb, table):
+    # recorded from DynamoDB: only the key, no UpdateExpression and no AttributeUpdates
+    assert "Attributes" not in ddb.update_item(TableName=table, Key=KEY, ReturnValues="ALL_NEW")
+    assert item(ddb, table) is None
 
 
-def test_remove_on_a_missing_item_creates_it(ddb, table):
-    ddb.update_item(TableName=table, Key=KEY, UpdateExpression="REMOVE x")
-    assert item(ddb, table) == KEY
+@pytest.mark.parametrize("expression", ["REMOVE x", "REMOVE x, y", "REMOVE x.y", "REMOVE x[0]"])
+def test_removes_alone_do_not_create_a_missing_item(ddb, table, expression):
+    # recorded from DynamoDB: nothing to remove, nothing created, no error for nested paths
+    reply = update(ddb, table, expression, ReturnValues="ALL_NEW")
+    assert "Attributes" not in reply
+    assert item(ddb, table) is None
 
 
 # ReturnValues: which attributes each value returns (API reference, UpdateItem).
@@ -351,6 +355,16 @@ def test_arithmetic_overflow_is_rejected(ddb, table):
     assert fails(ddb.update_item, TableName=table, Key=KEY, UpdateExpression="SET n = n + n") == (
         "ValidationException",
         "Number overflow. Attempting to store a number with magnitude larger than supported range")
+
+
+@pytest.mark.parametrize("big, other", [("9E125", "-9E125"), ("-9E125", "9E125")])
+def test_arithmetic_of_values_overflowing_is_rejected(ddb, table, big, other):
+    # recorded from DynamoDB: a result past the range of magnitudes (1E126) is refused
+    assert fails(ddb.update_item, TableName=table, Key=KEY, UpdateExpression="SET a = :big - :o",
+                 ExpressionAttributeValues={":big": {"N": big}, ":o": {"N": other}}) == (
+        "ValidationException",
+        "Number overflow. Attempting to store a number with magnitude larger than supported range")
+    assert item(ddb, table) is None
 
 
 def test_updated_old_and_new_of_nested_and_removed_paths(ddb, stored):

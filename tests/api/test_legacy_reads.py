@@ -109,6 +109,16 @@ def test_scan_filter(ddb, rows):
     assert reply["ScannedCount"] == 6
 
 
+@pytest.mark.parametrize("call, param", [("scan", "ScanFilter"), ("query", "QueryFilter")])
+def test_filter_in_with_values_of_mixed_types(ddb, rows, call, param):
+    params = {param: {"n": {"ComparisonOperator": "IN",
+                            "AttributeValueList": [{"N": "1"}, {"S": "1"}]}}}
+    if call == "query":
+        params["KeyConditions"] = {"pk": eq({"S": "p"})}
+    assert fails(getattr(ddb, call), TableName=rows, **params) == invalid(
+        INVALID + "AttributeValues inside AttributeValueList must be of same type")  # unverified
+
+
 def test_select_with_attributes_to_get(ddb, rows):
     reply = ddb.scan(TableName=rows, Select="SPECIFIC_ATTRIBUTES", AttributesToGet=["n"],
                      ScanFilter={"n": eq({"N": "9"})})

@@ -53,6 +53,8 @@ def test_expected_holds(ddb, item, expected):
     {"n": {"ComparisonOperator": "NULL"}},
     {"tags": {"ComparisonOperator": "NOT_CONTAINS", "AttributeValueList": [{"S": "a"}]}},
     {"n": {"ComparisonOperator": "GT", "AttributeValueList": [{"N": "5"}]}},
+    # recorded from DynamoDB: NOT_CONTAINS on a missing attribute is false
+    {"missing": {"ComparisonOperator": "NOT_CONTAINS", "AttributeValueList": [{"S": "a"}]}},
 ])
 def test_expected_fails(ddb, item, expected):
     table, key = item
@@ -139,6 +141,24 @@ def test_attribute_updates_create_the_item(ddb, table):
     ddb.update_item(TableName=table, Key=key,
                     AttributeUpdates={"ns": {"Action": "ADD", "Value": {"NS": ["1"]}}})
     assert stored(ddb, table, key) == {**key, "ns": {"NS": ["1"]}}
+
+
+def test_attribute_updates_add_appends_to_a_list(ddb, table):
+    # recorded from DynamoDB: ADD of a list appends to an existing list, or sets a missing one
+    key = {"pk": {"S": "k"}}
+    ddb.put_item(TableName=table, Item={**key, "l": {"L": [{"S": "a"}]}})
+    reply = ddb.update_item(TableName=table, Key=key, ReturnValues="ALL_NEW", AttributeUpdates={
+        "l": {"Action": "ADD", "Value": {"L": [{"S": "a"}, {"N": "1"}]}},
+        "fresh": {"Action": "ADD", "Value": {"L": [{"S": "x"}]}}})
+    assert reply["Attributes"] == {**key, "l": {"L": [{"S": "a"}, {"S": "a"}, {"N": "1"}]},
+                                   "fresh": {"L": [{"S": "x"}]}}
+
+
+def test_expected_in_with_values_of_mixed_types(ddb, item):
+    table, key = item
+    expected = {"n": {"ComparisonOperator": "IN", "AttributeValueList": [{"N": "5"}, {"S": "5"}]}}
+    assert fails(ddb.delete_item, TableName=table, Key=key, Expected=expected) == invalid(
+        INVALID + "AttributeValues inside AttributeValueList must be of same type")  # unverified
 
 
 def test_attribute_deletes_alone_create_no_item(ddb, table):

@@ -362,3 +362,12 @@ def test_a_token_this_server_did_not_make_is_invalid(ddb, pt):
         token = base64.b64encode(forged.encode()).decode()
         assert fails(ddb, f'SELECT * FROM "{pt}"', NextToken=token) == (
             "ValidationException", "Invalid NextToken")
+
+
+def test_select_of_a_nested_path_names_the_value_by_its_last_name(ddb, table):
+    # recorded from DynamoDB: SELECT mymap.nested gives {"nested": ...}, not {"mymap": ...}
+    nested = {"M": {"deep": {"N": "1"}}}
+    ddb.put_item(TableName=table, Item={"pk": {"S": "x"}, "mymap": {"M": {
+        "nested": nested, "other": {"S": "o"}}}})
+    got = run(ddb, f"SELECT mymap.nested FROM \"{table}\" WHERE pk = 'x'")
+    assert got["Items"] == [{"nested": nested}]

@@ -119,6 +119,7 @@ def test_writes_that_change_nothing_write_no_record(ddb, streams):
     ddb.put_item(TableName=name, Item=item("a", v=1, w=2))
     ddb.put_item(TableName=name, Item={"pk": {"S": "a"}, "w": {"N": "2.0"}, "v": {"N": "1"}})
     ddb.delete_item(TableName=name, Key={"pk": {"S": "absent"}})
+    ddb.update_item(TableName=name, Key={"pk": {"S": "absent"}}, UpdateExpression="REMOVE v")
     ddb.update_item(TableName=name, Key={"pk": {"S": "a"}}, UpdateExpression="SET v = :one",
                     ExpressionAttributeValues={":one": {"N": "1"}})
     with pytest.raises(ClientError):

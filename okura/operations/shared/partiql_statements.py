@@ -17,6 +17,7 @@ from okura.core import items, reads, resolve
 from okura.core.catalog import Table
 from okura.core.context import Context
 from okura.expressions.ast import And, Call, Compare, Const, In, Or, Path
+from okura.expressions.evaluate import get as get_path
 from okura.operations.shared import write_actions
 from okura.operations.shared.paged_reads import read_source
 from okura.operations.shared.single_item import returned_values
@@ -242,8 +243,21 @@ def _filtered(ctx: Context, stmt: partiql.Select, docs: list[bytes]) -> list[dic
     ctx.returned += len(out)
     if projection is None:
         return out
-    shape = expressions.Projection(projection)
-    return [expressions.project(shape, item) for item in out]
+    # a nested path ending in a name gives its value under that name (recorded from
+    # DynamoDB for SELECT mymap.nested); other paths project as ProjectionExpression does
+    nested = [path for path in projection
+              if len(path.elements) > 1 and type(path.elements[-1]) is str]
+    shape = expressions.Projection([path for path in projection if path not in nested])
+    return [_selected_paths(shape, nested, item) for item in out]
+
+
+def _selected_paths(shape: expressions.Projection, nested: list, item: dict) -> dict:
+    got = expressions.project(shape, item)
+    for path in nested:
+        value = get_path(item, path.elements)
+        if value is not None:
+            got[path.elements[-1]] = value
+    return got
 
 
 def _token(position: tuple[int, bytes, bytes]) -> str:

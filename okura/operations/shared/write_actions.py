@@ -66,8 +66,8 @@ def update_change(table: Table, key: dict, upd: expressions.Update | None, condi
                   changed: list[expressions.Path] | None = None) -> items.Change:
     """An update as UpdateItem and transactions decide it (the write path checks the new
     item's size as part of the decision, with the message of `too_large`). Without an
-    update expression, an absent item is created with its
-    key alone; legacy DELETEs alone create nothing. `must_exist` (PartiQL UPDATE)
+    update action, or with only REMOVEs (or legacy DELETEs), an absent item stays absent
+    (recorded from DynamoDB). `must_exist` (PartiQL UPDATE)
     refuses an absent item as a failed condition; `changed` collects the updated
     paths (for ReturnValues UPDATED_OLD/UPDATED_NEW)."""
     def decide(old: dict | None) -> dict | None | items.Unchanged:
@@ -75,9 +75,9 @@ def update_change(table: Table, key: dict, upd: expressions.Update | None, condi
             raise errors.conditional_check_failed()
         condition_check(condition, body, old)
         if upd is None:
-            return dict(key) if old is None else items.UNCHANGED
-        if old is None and body.get("AttributeUpdates") and not (upd.sets or upd.adds):
             return items.UNCHANGED
+        if old is None and not (upd.sets or upd.adds or (upd.deletes and not upd.legacy)):
+            return items.UNCHANGED  # removes (or legacy DELETEs) alone: nothing to create
         new, paths = expressions.apply_update(upd, dict(key) if old is None else old,
                                               body.get("ExpressionAttributeValues"))
         if changed is not None:
