@@ -73,9 +73,6 @@ _SPELLED = {**_WANTED, **{name.title(): wanted for name, wanted in _WANTED.items
                              b"amz-sdk-invocation-id", b"amz-sdk-request",
                              b"X-Amz-Security-Token", b"x-amz-security-token"))}
 _UNKNOWN = object()
-# DynamoDB refuses a request whose request line and headers pass 16 KB with a 400
-# (recorded).
-MAX_HEAD = 16384
 
 
 def request_ids():
@@ -184,8 +181,7 @@ class Outbox:
 
 class HttpProtocol(asyncio.Protocol):
     __slots__ = ("app", "transport", "parser", "headers", "url", "body", "queue", "busy",
-                 "local_address", "closing", "after_commit", "outbox", "sink", "replies",
-                 "head", "unparsed")
+                 "local_address", "closing", "after_commit", "outbox", "sink", "replies")
 
     def __init__(self, app):
         self.app = app
@@ -200,19 +196,12 @@ class HttpProtocol(asyncio.Protocol):
         self.queue: deque[tuple] = deque()
         self.busy = False
         self.closing = False
-        # Bytes received since the parser last finished a request or passed a body's
-        # bytes: all of them belong to a head not yet complete (fewer than the head's, as
-        # the rest of the chunk a request ended in is not counted). It cuts off a head that
-        # grows without end, a header line httptools would buffer whole, one read
-        # (<= 256 KiB) past the limit at most.
-        self.unparsed = 0
         self._reset()
 
     def _reset(self):
         self.headers = {}
         self.url = b""
         self.body = []
-        self.head = 0  # the request's URL, header names and values: bytes, as parsed
 
     # asyncio callbacks
     def connection_made(self, transport):
@@ -225,23 +214,18 @@ class HttpProtocol(asyncio.Protocol):
         self.transport = self.sink = None
 
     def data_received(self, data):
-        self.unparsed += len(data)
         try:
             self.parser.feed_data(data)
         except httptools.HttpParserUpgrade:
             self._fail_connection(400)
         except httptools.HttpParserError:
             self._fail_connection(400)
-        if self.unparsed > MAX_HEAD:
-            self._fail_connection(400)
 
     # httptools callbacks
     def on_url(self, url):
         self.url += url
-        self.head += len(url)
 
     def on_header(self, name, value):
-        self.head += len(name) + len(value)
         wanted = _SPELLED.get(name, _UNKNOWN)
         if wanted is _UNKNOWN:
             name = name.lower()
@@ -257,16 +241,13 @@ class HttpProtocol(asyncio.Protocol):
             self.headers[wanted] = value.decode("latin-1")
 
     def on_body(self, body):
-        self.unparsed = 0
         self.body.append(body)
         if sum(map(len, self.body)) > MAX_BODY:
             self.body = []
             self._fail_connection(413)
 
     def on_message_complete(self):
-        self.unparsed = 0
-        # a head too long is refused in its turn, after the replies due before it
-        method = self.parser.get_method() if self.head <= MAX_HEAD else None
+        method = self.parser.get_method()
         keep_alive = self.parser.should_keep_alive()
         item = (method, self.url, self.headers, b"".join(self.body), keep_alive)
         self._reset()
@@ -285,9 +266,6 @@ class HttpProtocol(asyncio.Protocol):
                       headers, keep_alive)
             return
         if method != b"POST":
-            if method is None:  # its head was too long
-                self._fail_connection(400, headers)
-                return
             path = url.partition(b"?")[0]
             if path == prometheus.PATH and method in (b"GET", b"HEAD"):
                 self._own(prometheus.reply(self.app.db), prometheus.CONTENT_TYPE, method,
@@ -403,11 +381,10 @@ class HttpProtocol(asyncio.Protocol):
     def _reply(self, request, result, keep_alive):
         self._emit(lambda closing, error: _api_reply(request, result, closing, error), keep_alive)
 
-    def _fail_connection(self, status, headers: dict | None = None):
+    def _fail_connection(self, status):
         error = errors.request_too_large() if status == 413 else errors.serialization(
             "Malformed HTTP request")  # unverified
-        request_id = next(self.app.request_ids)
-        cors = _cors(self.headers if headers is None else headers)
+        request_id, cors = next(self.app.request_ids), _cors(self.headers)
         self._emit(lambda closing, commit_error: _reply_bytes(
             error.status, error.body(), closing, _JSON, request_id, cors), False)
 

@@ -168,9 +168,9 @@ def test_credential_scope_names_dynamodb(server):
 
 
 def raw_exchange(server, data: bytes, until: bytes, wait_first: bytes | None = None,
-                 rest: bytes = b"", until_count: int = 1) -> bytes:
+                 rest: bytes = b"") -> bytes:
     """Send `data` on a fresh connection (then `rest` once `wait_first` arrived); read until
-    `until` has arrived (`until_count` times)."""
+    `until` has arrived."""
     import socket
 
     with socket.create_connection(("127.0.0.1", server.port), timeout=5) as sock:
@@ -180,7 +180,7 @@ def raw_exchange(server, data: bytes, until: bytes, wait_first: bytes | None = N
             while wait_first not in received:
                 received += sock.recv(65536)
             sock.sendall(rest)
-        while received.count(until) < until_count:
+        while until not in received:
             chunk = sock.recv(65536)
             if not chunk:
                 break
@@ -393,100 +393,3 @@ def test_preflight_echoes_the_requested_method_and_headers(server):
     for preflight in ("access-control-allow-methods", "access-control-allow-headers",
                       "access-control-max-age"):
         assert preflight not in reply.headers
-
-
-def _head_of(size: int) -> bytes:
-    """A signed ListTables request whose request line and headers come to about `size`
-    bytes (padded with one header)."""
-    start = b"POST / HTTP/1.1\r\nHost: x\r\n" + SIGNED + b"Content-Length: 2\r\n"
-    pad = size - len(start) - len(b"X-Pad: \r\n\r\n")
-    return start + b"X-Pad: " + b"a" * pad + b"\r\n\r\n"
-
-
-def _still_served(server) -> None:
-    reply = server.post("ListTables", {})
-    assert reply.status == 200 and "TableNames" in reply.json
-
-
-def test_headers_over_16_kb_are_refused(server):
-    """DynamoDB refuses a request whose headers pass 16 KB with a 400 (recorded), and
-    ends the connection."""
-    received = raw_exchange(server, _head_of(17 * 1024) + b"{}", b"}")
-    assert received.startswith(b"HTTP/1.1 400 ")
-    assert b"Connection: close" in received and b"SerializationException" in received
-    assert b"TableNames" not in received
-    # the same over many short headers, and over a long URL
-    many = b"".join(b"X-H%d: %s\r\n" % (n, b"b" * 100) for n in range(170))
-    received = raw_exchange(server, b"POST / HTTP/1.1\r\nHost: x\r\n" + SIGNED + many +
-                            b"Content-Length: 2\r\n\r\n{}", b"}")
-    assert received.startswith(b"HTTP/1.1 400 ")
-    received = raw_exchange(server, b"GET /" + b"u" * 17000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
-                            b"\r\n\r\n")
-    assert received.startswith(b"HTTP/1.1 400 ")
-    _still_served(server)
-
-
-def test_headers_under_16_kb_are_served(server):
-    received = raw_exchange(server, _head_of(15 * 1024) + b"{}", b"TableNames")
-    assert received.startswith(b"HTTP/1.1 200 OK")
-    # and pipelined behind a short request, in one write
-    received = raw_exchange(server, _head_of(300) + b"{}" + _head_of(15 * 1024) + b"{}",
-                            b"TableNames", until_count=2)
-    first, second = received.split(b"HTTP/1.1 ")[1:]
-    assert first.startswith(b"200 OK") and second.startswith(b"200 OK")
-
-
-def test_pipelined_request_with_headers_over_16_kb_is_refused(server):
-    received = raw_exchange(server, _head_of(300) + b"{}" + _head_of(17 * 1024) + b"{}",
-                            b"Malformed")
-    first, second = received.split(b"HTTP/1.1 ")[1:]
-    assert first.startswith(b"200 OK") and b"TableNames" in first
-    assert second.startswith(b"400 ") and b"Connection: close" in second
-
-
-def test_endless_header_line_is_cut_off_early(server):
-    """A 100 MB header line, sent slowly: the server answers 400 before 1 MB has arrived,
-    without buffering the rest, and serves other clients meanwhile."""
-    import socket
-
-    chunk = b"a" * 8192
-    sent = 0
-    with socket.create_connection(("127.0.0.1", server.port), timeout=5) as sock:
-        sock.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nX-Long: ")
-        sock.setblocking(False)
-        received = b""
-        started = time.monotonic()
-        while sent < 100 * 2**20:
-            assert sent < 2**20, "no reply before 1 MB of the header was sent"
-            assert time.monotonic() - started < 2
-            try:
-                sent += sock.send(chunk)
-            except (BlockingIOError, ConnectionError):
-                pass
-            try:
-                data = sock.recv(65536)
-            except BlockingIOError:
-                data = None
-            except ConnectionError:
-                break
-            if data == b"":
-                break
-            if data:
-                received += data
-                if b"\r\n\r\n" in received:
-                    break
-            if sent % (16 * 8192) == 0:
-                _still_served(server)  # another client, meanwhile
-            time.sleep(0.001)
-        sock.setblocking(True)
-        try:
-            while b"}" not in received:
-                data = sock.recv(65536)
-                if not data:
-                    break
-                received += data
-        except ConnectionError:
-            pass
-    assert received.startswith(b"HTTP/1.1 400 "), (sent, received[:100])
-    assert sent < 2**20
-    _still_served(server)
