@@ -118,18 +118,14 @@ class Walk(NamedTuple):
 
 class Page(NamedTuple):
     """Rows read for one request: their stored docs (the table items behind them when
-    `read` fetched), their summed sizes, how many rows were read (ScannedCount), and,
-    when the read stopped early (at Limit or 1 MB), where: the last row's doc (for
-    LastEvaluatedKey) and its position (the partition's place in the walk, hk, rk)."""
+    `read` fetched), how many rows were read (ScannedCount), and, when the read stopped
+    early (at Limit or 1 MB), where: the last row's doc (for LastEvaluatedKey) and its
+    position (the partition's place in the walk, hk, rk). What they cost is charged to
+    the request's ledger."""
     docs: list[bytes]
-    size: int
     scanned: int
     last: bytes | None = None
     position: tuple[int, bytes, bytes] | None = None
-
-    @property
-    def stopped(self) -> bool:
-        return self.position is not None
 
 
 async def read(ctx: Context, source: Source, walk: Walk, limit: int | None, consistent: bool,
@@ -167,7 +163,7 @@ async def read(ctx: Context, source: Source, walk: Walk, limit: int | None, cons
             docs = await _fetch(ctx, unit, source.table, docs, consistent)
     ctx.ledger.read(source.table, partitions[0] if partitions and len(partitions) == 1
                     else None, size, consistent, source.index)
-    return Page(docs, size, scanned, last, position)
+    return Page(docs, scanned, last, position)
 
 
 def next_range(rk: bytes, lo: bytes | None, hi: bytes | None,
