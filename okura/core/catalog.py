@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 
 ACTIVE, CREATING, UPDATING, DELETING = "ACTIVE", "CREATING", "UPDATING", "DELETING"
 # Catalog-document members that are okura's bookkeeping, not TableDescription members.
-PRIVATE = ("Tags", "TimeToLive", "TimeToLiveChanged", "StatusUntil", "IndexIds", "IndexJobs")
+PRIVATE = ("Tags", "TimeToLive", "TimeToLiveChanged", "StatusUntil", "IndexIds", "IndexJobs",
+           "Snapshots", "PointInTime")
 
 
 class CatalogChanged(Exception):
@@ -42,7 +43,7 @@ class Table:
 
     __slots__ = ("id", "version", "region", "name", "doc", "arn", "hash_key", "hash_type",
                  "range_key", "range_type", "key_names", "schema", "indexes",
-                 "observes_old", "serves_from")
+                 "observes_old", "serves_from", "snapshots", "history")
 
     def __init__(self, tid: int, version: int, region: str, account: str, doc: dict) -> None:
         self.id = tid
@@ -62,9 +63,14 @@ class Table:
             self.hash_key, self.range_key)
         self.schema = [(name, types[name]) for name in self.key_names]
         self.indexes: list[Index] = indexes_of(doc)
+        # The row spaces of the snapshots being taken of it (core.snapshots), and the
+        # row space of its point-in-time history's change log, if any (core.history).
+        self.snapshots = tuple(int(space) for space in doc.get("Snapshots", ()))
+        self.history: int | None = doc["PointInTime"]["Log"] if "PointInTime" in doc else None
         # Whether every write must know the item it replaces (to move index entries,
-        # to describe the change in a stream record).
-        self.observes_old = bool(self.indexes) or "StreamSpecification" in doc
+        # to describe the change in a stream record, to keep it in a snapshot).
+        self.observes_old = bool(self.indexes) or "StreamSpecification" in doc or bool(
+            self.snapshots)
         # DynamoDB serves a table's data while it is ACTIVE or UPDATING, and reports one
         # being created or deleted as not found: it serves from this clock reading on
         # (0: already, so the hot path reads no clock; inf: never).

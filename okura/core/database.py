@@ -4,6 +4,7 @@ from __future__ import annotations
 from okura.core.catalog import Catalog
 from okura.core.clock import Clock
 from okura.core.index_jobs import IndexJobs
+from okura.core.jobs import Runner
 from okura.core.metrics import Metrics
 from okura.storage.engine import Engine
 
@@ -19,6 +20,7 @@ class Database:
         self.metrics = Metrics(self.clock)
         self.catalog = Catalog(engine, self.clock, account)
         self.index_jobs = IndexJobs(self)
+        self.jobs = Runner(self)  # background jobs (core/jobs.py): the server runs it
         self.catalog.changed = self.index_jobs.notice
         engine.watch_catalog(self.catalog.invalidate)
 

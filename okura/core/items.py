@@ -16,7 +16,7 @@ from typing import Callable, NamedTuple
 import orjson
 
 from okura import errors
-from okura.core import index_entries
+from okura.core import history, index_entries, snapshots
 from okura.core.catalog import CatalogChanged, Table
 from okura.core.context import Context
 from okura.core.streams import append as streams
@@ -219,8 +219,12 @@ async def write_all(ctx: Context, changes, wait: bool = True,
             if new is UNCHANGED:
                 written.append(Written(old, old))
             elif new is not None and not table.observes_old:
-                # nothing follows from it (no index, no stream): stored with the others
-                rows.append((table.id, hk, rk, size, orjson.dumps(new)))
+                # nothing follows from it (no index, no stream): stored with the others,
+                # and so is its point-in-time history's log entry
+                body = orjson.dumps(new)
+                rows.append((table.id, hk, rk, size, body))
+                if table.history is not None:
+                    rows.append(history.entry(table.history, ctx.clock.now(), size, body))
                 written.append(Written(old, new))
             else:
                 written.append(Written(old, new, await _store(
@@ -255,13 +259,22 @@ async def _store(ctx: Context, unit, change: Change, hk: bytes, rk: bytes, old: 
     follows from it; returns its item collection's size where the table keeps them
     (local indexes)."""
     table = change.table
+    if table.snapshots:  # keep the item as it was in the snapshots being taken
+        await snapshots.preserve(unit, table, hk, rk, old, old_size)
+    now = ctx.clock.now()
     if new is None:
         if old is None:
             return None
         await unit.delete(table.id, hk, rk)
+        if table.history is not None:
+            await unit.put(*history.entry(table.history, now, 0,
+                                          history.deletion(table.key_of(old))))
     else:
-        await unit.put(table.id, hk, rk, size, orjson.dumps(new))
-    await streams.append(unit, table, old, new, ctx.clock.now(), change.by_service)
+        body = orjson.dumps(new)
+        await unit.put(table.id, hk, rk, size, body)
+        if table.history is not None:
+            await unit.put(*history.entry(table.history, now, size, body))
+    await streams.append(unit, table, old, new, now, change.by_service)
     if not table.indexes:
         return None
     return await index_entries.store(unit, table, hk, rk, old, new, old_size, size,

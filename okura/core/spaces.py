@@ -13,6 +13,9 @@ CLOCK = _BASE                # the shared clock offset
 LEASES = _BASE - 1           # leases (TTL sweeper, index jobs)
 STREAMS = _BASE - 2          # the stream directory: one row per stream
 TTL_TABLES = _BASE - 3       # the tables with TTL enabled
+HISTORIES = _BASE - 4        # point-in-time recovery: one directory row per table's history
+BACKUPS = _BASE - 5          # on-demand and system backups: one row per backup
+JOBS = _BASE - 6             # background jobs (backups, restores, ...): one row per job
 
 
 def collections_of(table_id: int) -> int:

@@ -6,7 +6,7 @@ from okura.core.catalog import ACTIVE, DELETING
 from okura.core.context import Context
 from okura.core.streams.state import follow_table
 from okura.operations.shared.table_description import describe
-from okura.core import resolve
+from okura.core import history, resolve, snapshots
 from okura.operations.shared.table_rules import in_use
 
 # recorded: DeleteTable's TableDescription leaves these out
@@ -29,6 +29,10 @@ async def handle(ctx: Context, body: dict) -> dict:
                    (await describe(db, table, status=DELETING)).items()
                    if name not in _OMITTED}
     if status == ACTIVE:
+        # Snapshots under way take the items before they go; the point-in-time history
+        # outlives the table (a deleted table can be restored).
+        await snapshots.copy_all(db, table)
+        await history.table_deleted(db, table, now)
         doc = dict(table.doc, TableStatus=DELETING, StatusUntil=db.status_until(now))
         await db.catalog.delete(table, doc)
         await follow_table(db, ctx.region, table.name)

@@ -15,6 +15,7 @@ from okura.config import Settings
 from okura.core.catalog import CatalogChanged
 from okura.core.clock import Clock
 from okura.core.database import Database
+from okura.core.history import keep as keep_histories
 from okura.core.ttl.sweeper import Sweeper
 from okura.server import auth
 from okura.server.http import HttpProtocol, Outbox, Request, decode_body, request_ids
@@ -151,7 +152,9 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     if ready is not None:
         ready.set()
     background = [asyncio.ensure_future(Sweeper(db, settings.ttl_interval).run()),
-                  asyncio.ensure_future(_roll_metrics(db))]
+                  asyncio.ensure_future(_roll_metrics(db)),
+                  asyncio.ensure_future(db.jobs.run()),
+                  asyncio.ensure_future(keep_histories(db))]
     if db.engine.shared:
         background.append(asyncio.ensure_future(db.clock.follow()))
     await stop.wait()

@@ -11,6 +11,7 @@ from okura.operations import (batch_execute_statement, batch_get_item, batch_wri
                               execute_transaction, get_item, list_tables, put_item, query, scan,
                               tags, transact_get_items, transact_write_items, update_item,
                               update_table, update_ttl)
+from okura.operations import describe_continuous_backups, update_continuous_backups
 from okura.operations.streams import (describe_stream, get_records, get_shard_iterator,
                                       list_streams)
 
@@ -46,6 +47,8 @@ _DYNAMODB_OPERATIONS: dict[str, Handler] = {
     "ExecuteStatement": execute_statement.handle,
     "BatchExecuteStatement": batch_execute_statement.handle,
     "ExecuteTransaction": execute_transaction.handle,
+    "UpdateContinuousBackups": update_continuous_backups.handle,
+    "DescribeContinuousBackups": describe_continuous_backups.handle,
 }
 # DynamoDB Streams, on the same endpoint
 _STREAMS_OPERATIONS: dict[str, Handler] = {

@@ -1,0 +1,386 @@
+"""Point-in-time history of a table: what RestoreTableToPointInTime and
+ExportTableToPointInTime read.
+
+A history is a base snapshot plus a change log, kept in ordinary rows:
+- its directory row (HISTORIES row space; hk: region and table name, terminated;
+  rk: the table id, 8 bytes) holds its settings and where its rows live (`History`);
+- the base (a row space mirroring the table's rows, core.snapshots) holds the table
+  as of BaseMicros: taken copy-on-write when point-in-time recovery is enabled, later
+  moved forward by `compact`, which applies the oldest log entries to it;
+- the log (a row space, hk LOG) holds one row per write since BaseMicros: rk = the
+  write's time in microseconds (8 bytes) and 8 bytes unique to the write, doc = the
+  item written (its wire JSON, as the table row), or TOMBSTONE + the key's JSON for a
+  delete. core.items appends it in the writing transaction (`entry`), from the same
+  bytes it stores, so a table without point-in-time recovery pays one attribute test
+  per write and one with it one more row in the same statement or transaction.
+
+The state as of a time t is the base with the log's entries before t applied in
+order (`items_at`); the changes of a window [start, end) are the log's entries in it,
+folded per item (`changes`). Entries of one item are ordered by their time, which a
+write takes after locking the item, so they follow the order of its writes on every
+node. Old entries are folded into the base once they fall out of the recovery window
+(`upkeep`), so the history holds one copy of the table and the window's changes.
+
+Deleting a table keeps its history (Deleted: the time) for the recovery period, so
+the deleted table can be restored; disabling point-in-time recovery drops it.
+"""
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import secrets
+from typing import TYPE_CHECKING, AsyncIterator, NamedTuple
+
+import orjson
+
+from okura.core import jobs, leases, snapshots
+from okura.core.catalog import CatalogChanged, Table
+from okura.core.spaces import HISTORIES
+from okura.storage import keys
+from okura.storage.engine import doc_of
+
+if TYPE_CHECKING:
+    from okura.core.database import Database
+
+LOG = b"l"
+TOMBSTONE = snapshots.TOMBSTONE
+MICROS = 1_000_000
+DAY = 86400
+LATEST_LAG = 300.0  # LatestRestorableDateTime "is typically 5 minutes before the current time"
+CHUNK = 256  # log entries or base rows per storage call
+COMPACT_AFTER = 3600.0  # seconds of log behind the window's start before it is folded
+UPKEEP_EVERY = 5.0  # seconds between upkeep rounds
+POINT_IN_TIME = "PointInTime"
+_NODE = secrets.token_bytes(4)  # with a counter, makes a log rk unique across nodes
+_count = itertools.count()
+log = logging.getLogger("okura.history")
+
+
+def micros(at: float) -> int:
+    return int(round(at * MICROS))
+
+
+def entry(space: int, now: float, size: int, doc: bytes) -> tuple[int, bytes, bytes, int, bytes]:
+    """The log row of one write at `now` (a row for put/put_many): `doc` is the item
+    stored, or `deletion(key)`."""
+    rk = micros(now).to_bytes(8, "big") + _NODE + (next(_count) & 0xFFFFFFFF).to_bytes(4, "big")
+    return space, LOG, rk, size, doc
+
+
+def deletion(key: dict) -> bytes:
+    return TOMBSTONE + orjson.dumps(key)
+
+
+class Change(NamedTuple):
+    """One item's net change over a window: its key, its document before the window
+    and after it (None: absent), and the time of its last write in the window (µs)."""
+    key: dict
+    old: bytes | None
+    new: bytes | None
+    micros: int
+
+
+class History:
+    """A history's directory row, decoded."""
+
+    __slots__ = ("region", "doc")
+
+    def __init__(self, region: str, doc: dict) -> None:
+        self.region = region
+        self.doc = doc
+
+    @property
+    def log(self) -> int:
+        return self.doc["Log"]
+
+    @property
+    def base(self) -> int:
+        return self.doc["Base"]
+
+    @property
+    def ready(self) -> bool:
+        """Whether the base snapshot is complete (reads wait until it is)."""
+        return self.doc["BaseReady"]
+
+    @property
+    def deleted(self) -> float | None:
+        """When its table was deleted (None: it exists)."""
+        return self.doc["Deleted"]
+
+    def window(self, now: float) -> tuple[float, float]:
+        """(EarliestRestorableDateTime, LatestRestorableDateTime) at `now`: the last
+        RecoveryPeriodInDays since it was enabled, up to five minutes ago (up to its
+        deletion for a deleted table)."""
+        doc = self.doc
+        earliest = max(doc["Since"], doc["BaseMicros"] / MICROS, now - doc["Period"] * DAY)
+        if doc["Deleted"] is not None:
+            return earliest, doc["Deleted"]
+        return earliest, max(earliest, now - LATEST_LAG)
+
+    def locate(self, item: dict) -> tuple[bytes, bytes]:
+        """Storage key bytes of an item or key of its table."""
+        (hash_name, hash_type), *sort = self.doc["Schema"]
+        hk = keys.partition(hash_type, item[hash_name][hash_type])
+        if not sort:
+            return hk, b""
+        (range_name, range_type), = sort
+        return hk, keys.sort_key(range_type, item[range_name][range_type])
+
+    def key_of(self, item: dict) -> dict:
+        return {name: item[name] for name, _ in self.doc["Schema"]}
+
+    async def _log(self, db: Database, lo: bytes | None, hi: bytes | None
+                   ) -> AsyncIterator[list[tuple[bytes, int, bytes]]]:
+        """The log's entries with lo <= rk < hi, oldest first, in chunks."""
+        while True:
+            async with db.engine.reader() as unit:
+                rows = await unit.query(self.log, LOG, lo, hi, True, CHUNK)
+            if rows:
+                yield rows
+            if len(rows) < CHUNK:
+                return
+            lo = rows[-1][0] + b"\x00"
+
+    async def _folded(self, db: Database, lo: bytes | None, hi: bytes | None,
+                      only: dict | None = None) -> dict[bytes, tuple]:
+        """Per item, the last entry with lo <= rk < hi: {row key: (hk, rk, size, doc,
+        µs)}; with `only`, just the items `only` holds."""
+        last: dict[bytes, tuple] = {}
+        async for rows in self._log(db, lo, hi):
+            for rk, size, doc in rows:
+                item = orjson.loads(doc[1:] if doc[:1] == TOMBSTONE else doc)
+                hk, item_rk = self.locate(item)
+                at = keys.terminated(hk) + item_rk
+                if only is None or at in only:
+                    last[at] = (hk, item_rk, size, doc, int.from_bytes(rk[:8], "big"))
+        return last
+
+    async def items_at(self, db: Database, at: float
+                       ) -> AsyncIterator[list[tuple[bytes, bytes, int, bytes]]]:
+        """The table as of `at` (every write at or before it), in chunks of (hk, rk,
+        size, doc) rows as the table stores them; the base's rows in key order, then
+        the items created since in key order. `at` must lie in the window and the base
+        be ready (see `check_time`)."""
+        changed = await self._folded(db, None, (micros(at) + 1).to_bytes(8, "big"))
+        after: tuple[bytes, bytes] | None = None
+        while True:
+            async with db.engine.reader() as unit:
+                rows = await unit.scan(self.base, after, None, None, CHUNK)
+            out = []
+            for hk, rk, size, doc in rows:
+                change = changed.pop(keys.terminated(hk) + rk, None)
+                if change is not None:
+                    size, doc = change[2], change[3]
+                if doc[:1] != TOMBSTONE:
+                    out.append((hk, rk, size, doc))
+            if out:
+                yield out
+            if len(rows) < CHUNK:
+                break
+            after = (rows[-1][0], rows[-1][1])
+        created = [(hk, rk, size, doc) for _, (hk, rk, size, doc, _) in sorted(changed.items())
+                   if doc[:1] != TOMBSTONE]
+        for start in range(0, len(created), CHUNK):
+            yield created[start:start + CHUNK]
+
+    async def changes(self, db: Database, start: float, end: float) -> AsyncIterator[Change]:
+        """Every item written at a time in [start, end), once, in key order: as it was
+        before `start` and as it is after the last of those writes."""
+        lo, hi = micros(start).to_bytes(8, "big"), micros(end).to_bytes(8, "big")
+        window = await self._folded(db, lo, hi)
+        before = await self._folded(db, None, lo, window)
+        for at, (hk, rk, _, new, written) in sorted(window.items()):
+            if at in before:
+                old: bytes | None = before[at][3]
+            else:
+                async with db.engine.reader() as unit:
+                    old = doc_of(await unit.get(self.base, hk, rk))
+            key = orjson.loads(new[1:] if new[:1] == TOMBSTONE else new)
+            yield Change(self.key_of(key), _present(old), _present(new), written)
+
+    async def update(self, db: Database, **members: object) -> None:
+        """Set members of the directory row (read again, locked: several jobs write it),
+        if the history is still there; a new history is stored whole."""
+        hk, rk = _hk(self.region, self.doc["TableName"]), _rk(self.doc["TableId"])
+        async with db.engine.transaction() as unit:
+            raw = doc_of(await unit.get(HISTORIES, hk, rk, lock=True))
+            if raw is not None:
+                self.doc = orjson.loads(raw)
+            elif members:
+                return  # dropped meanwhile
+            self.doc.update(members)
+            await unit.put(HISTORIES, hk, rk, 0, orjson.dumps(self.doc))
+
+
+def _present(doc: bytes | None) -> bytes | None:
+    return None if doc is None or doc[:1] == TOMBSTONE else doc
+
+
+def _hk(region: str, name: str) -> bytes:
+    return keys.terminated(region.encode()) + keys.terminated(name.encode())
+
+
+def _rk(table_id: int) -> bytes:
+    return table_id.to_bytes(8, "big")
+
+
+async def of_table(db: Database, table: Table) -> History | None:
+    """The history of a table that exists (None: point-in-time recovery is off)."""
+    if table.history is None:
+        return None
+    async with db.engine.reader() as unit:
+        raw = doc_of(await unit.get(HISTORIES, _hk(table.region, table.name), _rk(table.id)))
+    return None if raw is None else History(table.region, orjson.loads(raw))
+
+
+async def of_deleted(db: Database, region: str, name: str) -> History | None:
+    """The history of the table of that name deleted last while point-in-time recovery
+    was on, if still kept."""
+    hk = _hk(region, name)
+    async with db.engine.reader() as unit:
+        rows = await unit.scan(HISTORIES, None, hk, keys.prefix_end(hk), 1 << 30)
+    found = [History(region, orjson.loads(doc)) for _, _, _, doc in rows]
+    gone = [history for history in found if history.deleted is not None]
+    return max(gone, key=lambda history: history.doc["Deleted"], default=None)
+
+
+async def every(db: Database) -> list[History]:
+    async with db.engine.reader() as unit:
+        rows = await unit.scan(HISTORIES, None, None, None, 1 << 30)
+    # A region name holds no NUL byte: its terminated form ends at the first 00 00.
+    return [History(hk[:hk.index(b"\x00\x00")].decode(), orjson.loads(doc))
+            for hk, _, _, doc in rows]
+
+
+async def enable(db: Database, table: Table, days: int) -> Table:
+    """Turn point-in-time recovery on: writes log from now on, and a base snapshot of
+    the table as of now is taken in the background. Returns the table as saved."""
+    log_space = await db.catalog.new_id()
+    base, since, table = await snapshots.start(db, table)
+    try:
+        table = await db.catalog.save(table, dict(
+            table.doc, **{POINT_IN_TIME: {"Log": log_space, "Since": since, "Period": days}}))
+    except CatalogChanged:
+        await snapshots.release(db, table.region, table.name, table.id, base)
+        raise
+    history = History(table.region, {
+        "TableId": table.id, "TableName": table.name, "TableArn": table.arn,
+        "Log": log_space, "Base": base, "BaseMicros": micros(since), "BaseReady": False,
+        "Since": since, "Period": days, "Schema": table.schema, "Deleted": None})
+    await history.update(db)
+    await jobs.submit(db, "history-base", {"Region": table.region, "TableId": table.id,
+                                           "TableName": table.name, "After": None, "Done": 0})
+    return table
+
+
+async def set_period(db: Database, table: Table, days: int) -> Table:
+    history = await of_table(db, table)
+    assert history is not None  # enabled: see of_table
+    table = await db.catalog.save(table, dict(
+        table.doc, **{POINT_IN_TIME: dict(table.doc[POINT_IN_TIME], Period=days)}))
+    await history.update(db, Period=days)
+    return table
+
+
+async def disable(db: Database, table: Table) -> Table:
+    """Turn point-in-time recovery off and drop the history."""
+    history = await of_table(db, table)
+    doc = {name: value for name, value in table.doc.items() if name != POINT_IN_TIME}
+    if history is not None and str(history.base) in doc.get(snapshots.SNAPSHOTS, {}):
+        doc[snapshots.SNAPSHOTS] = {space: at for space, at in doc[snapshots.SNAPSHOTS].items()
+                                    if space != str(history.base)}
+        if not doc[snapshots.SNAPSHOTS]:
+            del doc[snapshots.SNAPSHOTS]
+    table = await db.catalog.save(table, doc)
+    if history is not None:
+        await _drop(db, history)
+    return table
+
+
+async def table_deleted(db: Database, table: Table, now: float) -> None:
+    """Keep the history of a table being deleted, with the settings a restore takes."""
+    history = await of_table(db, table)
+    if history is not None:
+        await history.update(db, Deleted=now, Table=table.doc)
+
+
+async def _drop(db: Database, history: History) -> None:
+    async with db.engine.transaction() as unit:
+        await unit.drop_rows(history.log)
+        await unit.drop_rows(history.base)
+        await unit.delete(HISTORIES, _hk(history.region, history.doc["TableName"]),
+                          _rk(history.doc["TableId"]))
+
+
+@jobs.kind("history-base")
+async def _base_step(db: Database, state: dict) -> dict | None:
+    """Take the base snapshot of a history just enabled, a chunk per step."""
+    region, name, table_id = state["Region"], state["TableName"], state["TableId"]
+    async with db.engine.reader() as unit:
+        raw = doc_of(await unit.get(HISTORIES, _hk(region, name), _rk(table_id)))
+    if raw is None:
+        return None  # disabled meanwhile
+    history = History(region, orjson.loads(raw))
+    after = state["After"]
+    position, count = await snapshots.copy(
+        db, table_id, history.base, None if after is None else (
+            bytes.fromhex(after[0]), bytes.fromhex(after[1])))
+    if position is not None:
+        return dict(state, After=[position[0].hex(), position[1].hex()],
+                    Done=state["Done"] + count)
+    await snapshots.release(db, region, name, table_id, history.base)
+    await snapshots.drop_tombstones(db, history.base)
+    await history.update(db, BaseReady=True)
+    return None
+
+
+async def compact(db: Database, history: History, until: float) -> None:
+    """Fold the log's entries before `until` into the base, a chunk per transaction.
+    Each chunk applies the oldest entries and drops them together, so the base plus
+    the remaining log is the same history at every commit (readers read the log first,
+    then the base: an entry folded meanwhile shows in the base instead)."""
+    hi = micros(until).to_bytes(8, "big")
+    while True:
+        async with db.engine.transaction() as unit:
+            rows = await unit.query(history.log, LOG, None, hi, True, CHUNK)
+            for rk, size, doc in rows:
+                tombstone = doc[:1] == TOMBSTONE
+                hk, item_rk = history.locate(orjson.loads(doc[1:] if tombstone else doc))
+                if tombstone:
+                    await unit.delete(history.base, hk, item_rk)
+                else:
+                    await unit.put(history.base, hk, item_rk, size, doc)
+                await unit.delete(history.log, LOG, rk)
+        if len(rows) < CHUNK:
+            break
+        await asyncio.sleep(0)
+    await history.update(db, BaseMicros=max(history.doc["BaseMicros"], micros(until)))
+
+
+async def upkeep(db: Database) -> None:
+    """One round over every history: drop those of deleted tables past their period,
+    fold the log that fell out of the window into the base."""
+    now = db.clock.now()
+    for history in await every(db):
+        deleted = history.deleted
+        if deleted is not None and deleted < now - history.doc["Period"] * DAY:
+            await _drop(db, history)
+        elif history.ready:
+            earliest, _ = history.window(now)
+            if earliest - history.doc["BaseMicros"] / MICROS >= COMPACT_AFTER:
+                await compact(db, history, earliest)
+
+
+async def keep(db: Database) -> None:
+    """Run `upkeep` every UPKEEP_EVERY seconds while holding the "histories" lease."""
+    while True:
+        await asyncio.sleep(UPKEEP_EVERY)
+        try:
+            now = db.clock.now()
+            if await leases.acquire(db, "histories", leases.NODE, now, now + 6 * UPKEEP_EVERY):
+                await upkeep(db)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("history upkeep failed; retrying")

@@ -1,0 +1,117 @@
+"""Copy-on-write snapshots: a table's items as of one instant, copied into a row space
+of their own while the table keeps serving writes (on-demand backups, the base of a
+point-in-time history).
+
+A snapshot's row space mirrors the table's rows (same hk, rk, size and document).
+`start` records the space in the table's catalog document (private member
+"Snapshots": {space id: start time}); every write from then on (core.items) first
+`preserve`s the item it changes, if the snapshot holds nothing for that key yet: the
+item as it was, or a tombstone for an item that did not exist. A background copy
+(`copy`) walks the table in chunks and copies each item the snapshot holds nothing
+for, reading it locked, so a write in flight finishes first. An item a write changed
+was preserved before the change, an item no write changed is copied as it is: the
+space ends up holding exactly the table as of `start`, without ever holding up a
+write for longer than a row read. `finish` takes the space off the table and drops
+the tombstones. The cost to writes lasts only while a snapshot is being taken: they
+read the item they replace (Table.observes_old) and one row of each snapshot.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import orjson
+
+from okura.core.catalog import CatalogChanged, Table
+from okura.storage.engine import Transaction
+
+if TYPE_CHECKING:
+    from okura.core.database import Database
+
+TOMBSTONE = b"-"  # an item absent at the snapshot's instant (a document starts with "{")
+CHUNK = 256  # rows per storage transaction of a copy or clean-up
+SNAPSHOTS = "Snapshots"
+
+
+async def preserve(unit: Transaction, table: Table, hk: bytes, rk: bytes, old: dict | None,
+                   old_size: int) -> None:
+    """Before a write changes an item: keep it as it was in each snapshot being taken
+    that has nothing for it yet."""
+    body = None
+    for space in table.snapshots:
+        if await unit.get(space, hk, rk) is None:
+            if old is None:
+                await unit.put(space, hk, rk, 0, TOMBSTONE)
+            else:
+                body = body or orjson.dumps(old)
+                await unit.put(space, hk, rk, old_size, body)
+
+
+async def start(db: Database, table: Table) -> tuple[int, float, Table]:
+    """Begin a snapshot of `table` now: (its row space, its instant, the table as saved).
+    Raises CatalogChanged if the table changed meanwhile (nothing is started)."""
+    space = await db.catalog.new_id()
+    now = db.clock.now()
+    taken = dict(table.doc.get(SNAPSHOTS, {}), **{str(space): now})
+    return space, now, await db.catalog.save(table, dict(table.doc, **{SNAPSHOTS: taken}))
+
+
+async def copy(db: Database, table_id: int, space: int,
+               after: tuple[bytes, bytes] | None) -> tuple[tuple[bytes, bytes] | None, int]:
+    """Copy the next chunk of the table's items after `after` (None: from the start)
+    that the snapshot holds nothing for: (where the next chunk starts, None at the end;
+    the rows read)."""
+    async with db.engine.transaction() as unit:
+        rows = await unit.scan(table_id, after, None, None, CHUNK)
+        for hk, rk, _, _ in rows:
+            row = await unit.get(table_id, hk, rk, lock=True)
+            if row is not None and await unit.get(space, hk, rk) is None:
+                await unit.put(space, hk, rk, row[0], row[1])
+    if len(rows) < CHUNK:
+        return None, len(rows)
+    return (rows[-1][0], rows[-1][1]), len(rows)
+
+
+async def copy_all(db: Database, table: Table) -> None:
+    """Complete every snapshot being taken of `table` now (before its items are dropped)."""
+    for space in table.snapshots:
+        after: tuple[bytes, bytes] | None = None
+        while True:
+            after, _ = await copy(db, table.id, space, after)
+            if after is None:
+                break
+
+
+async def release(db: Database, region: str, name: str, table_id: int, space: int) -> None:
+    """Take the snapshot off its table (if the table still exists): writes stop
+    preserving items for it."""
+    for attempt in range(5):
+        table = await db.catalog.get(region, name)
+        if table is None or table.id != table_id or space not in table.snapshots:
+            return
+        taken = {key: at for key, at in table.doc[SNAPSHOTS].items() if key != str(space)}
+        doc = dict(table.doc, **{SNAPSHOTS: taken})
+        if not taken:
+            del doc[SNAPSHOTS]
+        try:
+            await db.catalog.save(table, doc)
+            return
+        except CatalogChanged:
+            if attempt == 4:
+                raise  # the job step runs again
+
+
+
+async def drop_tombstones(db: Database, space: int) -> tuple[int, int]:
+    """Remove the tombstones of a released snapshot: (its item count, summed sizes)."""
+    after: tuple[bytes, bytes] | None = None
+    while True:
+        async with db.engine.transaction() as unit:
+            rows = await unit.scan(space, after, None, None, CHUNK)
+            for hk, rk, _, doc in rows:
+                if doc == TOMBSTONE:
+                    await unit.delete(space, hk, rk)
+        if len(rows) < CHUNK:
+            break
+        after = (rows[-1][0], rows[-1][1])
+    async with db.engine.reader() as unit:
+        return await unit.table_stats(space)
