@@ -28,6 +28,11 @@ def main(argv: list[str] | None = None) -> None:
     serve.add_argument("--clock-offset", type=float,
                        help="start the server's clock this many seconds ahead of real time "
                             "(move it later with POST /okura/clock, see docs/admin.md)")
+    serve.add_argument("--auth", choices=["off", "warn", "enforce"],
+                       help="verify signatures and IAM policies: off (default), warn (log and "
+                            "count would-be denials), enforce (docs/access.md)")
+    serve.add_argument("--auth-config", metavar="PATH",
+                       help="JSON file of users, access keys, policies and admin keys")
     serve.add_argument("--log-level", choices=["debug", "info", "warning", "error"])
     serve.add_argument("--config", default="okura.toml", help="settings file (default okura.toml)")
     args = vars(parser.parse_args(argv))

@@ -21,6 +21,8 @@ class Settings:
     ttl_interval: float = 1.0         # seconds between TTL sweeps
     stream_retention: float = 86400.0  # seconds stream records stay readable
     clock_offset: float = 0.0         # start the server's clock this many seconds ahead
+    auth: str = "off"                 # off | warn | enforce: SigV4 and IAM policies (docs/access.md)
+    auth_config: str = ""             # JSON file of users, keys, policies and admin keys
 
     def merged(self, **overrides) -> "Settings":
         given = {key: value for key, value in overrides.items() if value is not None}

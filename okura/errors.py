@@ -74,6 +74,11 @@ def unrecognized_client() -> DynamoError:
                        "The security token included in the request is invalid.")
 
 
+def expired_token() -> DynamoError:
+    return DynamoError(_CORAL + "ExpiredTokenException",
+                       "The security token included in the request is expired")
+
+
 def request_too_large() -> DynamoError:
     return DynamoError(_CORAL + "RequestEntityTooLargeException",
                        "Request entity too large", status=413)

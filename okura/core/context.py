@@ -5,7 +5,7 @@ each cross-cutting concern finds the request: its identity, its clock, the capac
 spends (`ledger`) and where its outcome is counted (`metrics`)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from okura.core.capacity import Ledger
 
@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 class Context:
     # server.http.Request sets these fields itself (one call less per request): a field
     # added here is added there too.
-    __slots__ = ("db", "region", "access_key", "operation", "ledger", "table", "returned")
+    __slots__ = ("db", "region", "access_key", "operation", "ledger", "table", "returned",
+                 "identity")
 
     def __init__(self, db: Database, operation: str = "", region: str = "",
                  access_key: str = "") -> None:
@@ -32,6 +33,9 @@ class Context:
         # over several): what its metrics are counted against.
         self.table: Table | None = None
         self.returned = 0  # items a Query, Scan or PartiQL SELECT returned
+        # The caller's verified identity (okura.access.Identity) with --auth warn or
+        # enforce; server.http.Request leaves it unset while auth is off.
+        self.identity: Any = None
 
     def restart(self) -> None:
         """Forget what a run of the request that is to be run again spent (it wrote

@@ -107,7 +107,7 @@ def _fold(samples: Stat, values: list, scale: float = 1.0) -> None:
 
 
 class Metrics:
-    __slots__ = ("clock", "number", "current", "last", "pending")
+    __slots__ = ("clock", "number", "current", "last", "pending", "access_denials")
 
     def __init__(self, clock: Clock):
         self.clock = clock
@@ -115,6 +115,8 @@ class Metrics:
         self.current = Period()  # the period under way
         self.last = Period()  # the last complete one
         self.pending: dict[tuple[Table, str, bool], Pending] = {}
+        # --auth warn's would-be denials since the start: (action, resource, reason) -> count
+        self.access_denials: dict[tuple[str, str, str], int] = {}
 
     def _number_now(self) -> int:
         return math.floor(self.clock.now() / PERIOD)

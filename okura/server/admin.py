@@ -6,6 +6,9 @@ Documented in docs/admin.md.
 - POST /okura/clock {"advance": seconds}: move the server's clock forward and
   reply as GET does. The clock never moves back. On a shared database the move
   is stored there, and every node follows it (core/clock.py).
+
+With --auth enforce every admin request is signed (SigV4, service dynamodb) with one of
+the auth config's admin_access_key_ids, else 403.
 """
 from __future__ import annotations
 
@@ -13,6 +16,8 @@ import math
 from typing import TYPE_CHECKING
 
 import orjson
+
+from okura.access.guard import RAW
 
 if TYPE_CHECKING:
     from okura.core.clock import Clock
@@ -29,8 +34,13 @@ def _clock_state(clock: Clock) -> tuple[int, bytes]:
     return 200, orjson.dumps({"now": clock.now(), "offset": clock.offset})
 
 
-async def handle(app: App, method: bytes, path: bytes, body: bytes) -> tuple[int, bytes]:
+async def handle(app: App, method: bytes, path: bytes, body: bytes,
+                 headers: dict) -> tuple[int, bytes]:
     """(status, JSON body) of one admin request."""
+    if app.guard is not None:  # --auth enforce: signed with an admin key (docs/access.md)
+        refusal = app.guard.admin_refusal(headers[RAW], body)
+        if refusal is not None:
+            return _error(403, refusal)
     if path.split(b"?", 1)[0] != b"/okura/clock":
         return _error(404, "no such admin endpoint")
     clock = app.db.clock

@@ -17,7 +17,10 @@ from okura.core.clock import Clock
 from okura.core.database import Database
 from okura.core.history import keep as keep_histories
 from okura.core.ttl.sweeper import Sweeper
+from okura.access import identities
+from okura.access.guard import Guard
 from okura.server import auth
+from okura.server.guarded import GuardedProtocol, guarded
 from okura.server.http import HttpProtocol, Outbox, Request, decode_body, request_ids
 from okura.server.router import ROUTES
 from okura.shapes.nodes import mismatch
@@ -36,6 +39,9 @@ class App:
         self.connections: set[HttpProtocol] = set()
         self.outbox = Outbox()
         self.metrics = db.metrics
+        # With --auth warn or enforce: the guard, and the routes' handlers wrapped by it
+        self.guard: Guard | None = None
+        self.routes = ROUTES
 
     async def dispatch(self, request: Request, raw: bytes) -> tuple[int, bytes]:
         """Run one DynamoDB request; every failure becomes DynamoDB's error reply. Its
@@ -45,13 +51,16 @@ class App:
         target: str = headers.get("x-amz-target", "")
         error: errors.DynamoError | None = None
         try:
-            route = ROUTES.get(target)
+            route = self.routes.get(target)
             if route is None:
                 self._note_region(request)  # for UserErrors, whose one dimension it is
                 raise errors.unknown_operation()
             request.operation, handler = route
-            request.region, request.access_key = auth.scope_of(
-                headers.get("authorization"), "x-amz-date" in headers or "date" in headers)
+            if self.guard is None:
+                request.region, request.access_key = auth.scope_of(
+                    headers.get("authorization"), "x-amz-date" in headers or "date" in headers)
+            else:
+                self.guard.authenticate(request, raw)
             if "content-encoding" in headers:
                 raw = decode_body(headers, raw)
             try:
@@ -109,6 +118,21 @@ async def _roll_metrics(db: Database) -> None:
         db.metrics.roll()
 
 
+def guard_app(app: App, settings: Settings) -> None:
+    """Turn access control on (--auth warn|enforce); a bad auth config stops the start."""
+    if settings.auth not in ("warn", "enforce"):
+        raise SystemExit(f"--auth must be off, warn or enforce, not {settings.auth!r}")
+    if not settings.auth_config:
+        raise SystemExit(f"--auth {settings.auth} needs --auth-config PATH (docs/access.md)")
+    try:
+        known = identities.load(settings.auth_config, settings.account_id)
+    except identities.ConfigError as error:
+        raise SystemExit(f"okura: {error}") from None
+    app.guard = guard = Guard(app.db, settings.auth, known)
+    app.routes = {target: (name, guarded(guard, handler))
+                  for target, (name, handler) in ROUTES.items()}
+
+
 def make_engine(settings: Settings):
     if settings.postgres:
         from okura.storage.postgres import PostgresEngine
@@ -138,12 +162,15 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     if db.engine.shared:
         await db.clock.share(db.engine)
     app = App(db, settings)
+    if settings.auth != "off":
+        guard_app(app, settings)
     # Everything made so far (modules, the request model, ...) lives as long as the
     # process: keep it out of the collector's full passes, which otherwise walk all
     # of it (6-10 ms, a latency spike whenever one runs under load).
     gc.freeze()
     loop = asyncio.get_running_loop()
-    server = await loop.create_server(lambda: HttpProtocol(app), settings.host, settings.port,
+    protocol = HttpProtocol if app.guard is None else GuardedProtocol
+    server = await loop.create_server(lambda: protocol(app), settings.host, settings.port,
                                       reuse_address=True, backlog=1024)
     stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):

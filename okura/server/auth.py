@@ -1,16 +1,12 @@
-"""SigV4 Authorization header: parsed for access key and region, not yet verified."""
+"""SigV4 Authorization header, parsed for access key and region (with --auth off; the
+signature is verified by okura.access when auth is on)."""
 from __future__ import annotations
 
-import re
-
 from okura import errors
-
-_SEPARATORS = re.compile(r"[,\s]+")
-_REQUIRED = ("Credential", "Signature", "SignedHeaders")
-
+from okura.access import sigv4
+from okura.access.sigv4 import SERVICE
 
 _FAST_PREFIX = "AWS4-HMAC-SHA256 Credential="
-SERVICE = "dynamodb"  # the signing name of DynamoDB and of DynamoDB Streams alike
 # (region, access key id) of each credential scope seen in the form every SDK sends
 # (bounded).
 _SCOPES: dict[str, tuple[str, str]] = {}
@@ -35,34 +31,6 @@ def scope_of(authorization: str | None, has_date: bool) -> tuple[str, str]:
                 _SCOPES.clear()
             known = _SCOPES[credential] = (scope[2], scope[0])
             return known
-    _algorithm, _, rest = authorization.partition(" ")
-    params = {}
-    for part in _SEPARATORS.split(rest):
-        if not part:
-            continue
-        name, sep, value = part.partition("=")
-        if not sep:
-            raise errors.incomplete_signature(
-                f"'{part}' not a valid key=value pair (missing equal-sign) in Authorization"
-                f" header: '{authorization}'.")
-        params[name] = value
-    problems = [f"Authorization header requires '{name}' parameter."
-                for name in _REQUIRED if name not in params]
-    if not has_date:
-        problems.append(
-            "Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header.")
-    if problems:
-        raise errors.incomplete_signature(" ".join(problems) + f" Authorization={authorization}")
-    credential = params["Credential"]
-    scope = credential.split("/")
-    # Coral's texts, as users quote them (the first from other services behind it)
-    if len(scope) != 5:
-        raise errors.incomplete_signature(
-            "Credential must have exactly 5 slash-delimited elements, e.g. "
-            f"keyid/date/region/service/term, got '{credential}'")
-    if scope[3] != SERVICE:
-        raise errors.invalid_signature(f"Credential should be scoped to correct service: '{SERVICE}'. ")
-    if not scope[2]:
-        raise errors.incomplete_signature(
-            f"Credential should be scoped to a valid region. Authorization={authorization}")  # unverified
+    params = sigv4.authorization_params(authorization, has_date)
+    scope = sigv4.credential_scope(params["Credential"], authorization)
     return scope[2], scope[0]

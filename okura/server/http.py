@@ -31,7 +31,7 @@ from okura.server.codings import (  # decode_body: app.py takes it from here
 log = logging.getLogger("okura.server")
 
 _REQUEST_ID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-_STATUS = {200: b"200 OK", 400: b"400 Bad Request", 404: b"404 Not Found",
+_STATUS = {200: b"200 OK", 400: b"400 Bad Request", 403: b"403 Forbidden", 404: b"404 Not Found",
            405: b"405 Method Not Allowed",
            413: b"413 Request Entity Too Large", 500: b"500 Internal Server Error"}
 _JSON = b"application/x-amz-json-1.0"
@@ -262,7 +262,7 @@ class HttpProtocol(asyncio.Protocol):
     def _start(self, item):
         method, url, headers, body, keep_alive = item
         if url.startswith(admin.PREFIX):
-            self._own(admin.handle(self.app, method, url, body), b"application/json", method,
+            self._own(admin.handle(self.app, method, url, body, headers), b"application/json", method,
                       headers, keep_alive)
             return
         if method != b"POST":

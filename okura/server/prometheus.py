@@ -51,7 +51,17 @@ async def page(db: Database) -> bytes:
         _merge(series, "UserErrors", (("region", region),), [count, count, 1, 1])
     for table in await db.catalog.every():
         _settings(series, table)
-    return "".join(_render(series)).encode()
+    return ("".join(_render(series)) + "".join(_denials(db.metrics.access_denials))).encode()
+
+
+def _denials(counts: dict[tuple[str, str, str], int]) -> Iterator[str]:
+    """okura's own counter of --auth warn's would-be denials (docs/access.md)."""
+    if counts:
+        yield "# TYPE okura_access_denials_total counter\n"
+    for (action, resource, reason), count in sorted(counts.items()):
+        labels = ",".join(f'{name}="{_escape(value)}"' for name, value in (
+            ("action", action), ("resource", resource), ("reason", reason)))
+        yield f"okura_access_denials_total{{{labels}}} {count}\n"
 
 
 def _labels(table: Table, **dimensions: str) -> tuple[tuple[str, str], ...]:

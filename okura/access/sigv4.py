@@ -1,0 +1,289 @@
+"""Signature Version 4, verified as AWS's services verify it (the SigV4 specification in
+the IAM user guide, "Create a signed AWS API request"): the request's canonical form,
+the string to sign and the signing key derived from the caller's secret, from the
+Authorization header or from a presigned query string (X-Amz-Algorithm, ...).
+
+A request is signed within DynamoDB's window: its timestamp at most 15 minutes from the
+server's clock either way (okura's movable clock: a test advances it to expire a
+signature); a presigned one until X-Amz-Expires seconds after it.
+The errors are DynamoDB's (Coral's) types and texts."""
+from __future__ import annotations
+
+import calendar
+import hashlib
+import hmac
+import re
+import time
+from email.utils import parsedate_tz
+from typing import Callable, NamedTuple
+from urllib.parse import quote, unquote_to_bytes
+
+from okura import errors
+
+ALGORITHM = "AWS4-HMAC-SHA256"
+SERVICE = "dynamodb"  # the signing name of DynamoDB and of DynamoDB Streams alike
+WINDOW = 15 * 60  # seconds a signature is good before and after its timestamp
+MAX_EXPIRES = 7 * 24 * 3600  # a presigned request's longest X-Amz-Expires
+_SEPARATORS = re.compile(r"[,\s]+")
+_REQUIRED = ("Credential", "Signature", "SignedHeaders")
+_EMPTY_QUERY = b""
+_SECURITY_TOKEN = b"x-amz-security-token"
+
+
+class Signed(NamedTuple):
+    """What a verified signature says of its request."""
+    access_key: str
+    region: str
+    token: str | None  # X-Amz-Security-Token: temporary credentials' session token
+
+
+def authorization_params(authorization: str, has_date: bool) -> dict[str, str]:
+    """The key=value members of an AWS4-HMAC-SHA256 Authorization header; raises
+    IncompleteSignature as DynamoDB words it."""
+    _algorithm, _, rest = authorization.partition(" ")
+    params = {}
+    for part in _SEPARATORS.split(rest):
+        if not part:
+            continue
+        name, sep, value = part.partition("=")
+        if not sep:
+            raise errors.incomplete_signature(
+                f"'{part}' not a valid key=value pair (missing equal-sign) in Authorization"
+                f" header: '{authorization}'.")
+        params[name] = value
+    problems = [f"Authorization header requires '{name}' parameter."
+                for name in _REQUIRED if name not in params]
+    if not has_date:
+        problems.append(
+            "Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header.")
+    if problems:
+        raise errors.incomplete_signature(" ".join(problems) + f" Authorization={authorization}")
+    return params
+
+
+def credential_scope(credential: str, authorization: str) -> list[str]:
+    """keyid/date/region/service/aws4_request, split; Coral's texts, as users quote them
+    (the first from other services behind it)."""
+    scope = credential.split("/")
+    if len(scope) != 5:
+        raise errors.incomplete_signature(
+            "Credential must have exactly 5 slash-delimited elements, e.g. "
+            f"keyid/date/region/service/term, got '{credential}'")
+    if scope[3] != SERVICE:
+        raise errors.invalid_signature(f"Credential should be scoped to correct service: '{SERVICE}'. ")
+    if not scope[2]:
+        raise errors.incomplete_signature(
+            f"Credential should be scoped to a valid region. Authorization={authorization}")  # unverified
+    return scope
+
+
+def _timestamp(text: str) -> float | None:
+    """Epoch seconds of an ISO 8601 basic timestamp (20240101T000000Z)."""
+    try:
+        return calendar.timegm(time.strptime(text, "%Y%m%dT%H%M%SZ"))
+    except ValueError:
+        return None
+
+
+def _basic(epoch: float) -> str:
+    return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(epoch))
+
+
+class Verifier:
+    """Checks signatures; `secret_of(access key id)` gives a key's secret (None: unknown)."""
+
+    def __init__(self, secret_of: Callable[[str], str | None]) -> None:
+        self.secret_of = secret_of
+        self._keys: dict[tuple[str, str, str], bytes] = {}  # signing keys, by (secret, date, region)
+        self._times: dict[str, float | None] = {}  # parsed timestamps (bounded)
+        self._signed: dict[str, list[bytes]] = {}  # SignedHeaders, split (bounded)
+
+    def verify(self, method: bytes, url: bytes, headers: dict[bytes, bytes], body: bytes,
+               now: float) -> Signed:
+        """The signature's access key, region and session token, once it is found good;
+        raises DynamoDB's authentication errors. `headers`: every request header, by
+        lower-case name (repeated ones joined by commas)."""
+        path, _, query = url.partition(b"?")
+        authorization = headers.get(b"authorization")
+        if authorization is None and b"X-Amz-" in query:
+            return self._presigned(method, path, query, headers, body, now)
+        if not authorization:
+            raise errors.missing_authentication_token()
+        header = authorization.decode("latin-1")
+        stamp = headers.get(b"x-amz-date")
+        date_header = headers.get(b"date")
+        params = authorization_params(header, stamp is not None or date_header is not None)
+        if not header.startswith(ALGORITHM + " "):
+            raise errors.incomplete_signature(  # unverified
+                f"Unsupported AWS 'algorithm': '{header.partition(' ')[0]}'")
+        scope = credential_scope(params["Credential"], header)
+        if stamp is not None:
+            amz_date = stamp.decode("latin-1")
+            signed_at = self._parsed(amz_date)
+        else:
+            assert date_header is not None  # authorization_params requires one of them
+            parsed = parsedate_tz(date_header.decode("latin-1"))
+            signed_at = None if parsed is None else float(calendar.timegm(parsed[:9]) - (parsed[9] or 0))
+            amz_date = "" if signed_at is None else _basic(signed_at)
+        if signed_at is None:
+            raise errors.incomplete_signature(  # unverified
+                f"Date must be in ISO-8601 'basic format'. Got '{amz_date}'. See "
+                "http://en.wikipedia.org/wiki/ISO_8601")
+        _check_window(signed_at, amz_date, now)
+        if scope[1] != amz_date[:8]:
+            raise errors.invalid_signature(  # Coral's text as users quote it
+                "Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date "
+                f"from HTTP: '{scope[1]}' != '{amz_date[:8]}', from '{amz_date}'.")
+        signed = self._signed_names(params["SignedHeaders"])
+        self._check(method, path, _canonical_query(query) if query else _EMPTY_QUERY, headers,
+                    signed, params["SignedHeaders"], hashlib.sha256(body).hexdigest(), scope,
+                    amz_date, params["Signature"])
+        token = headers.get(_SECURITY_TOKEN)
+        return Signed(scope[0], scope[2], None if token is None else token.decode("latin-1"))
+
+    def _presigned(self, method: bytes, path: bytes, query: bytes, headers: dict[bytes, bytes],
+                   body: bytes, now: float) -> Signed:
+        params: dict[str, str] = {}
+        for pair in query.split(b"&"):
+            name, _, value = pair.partition(b"=")
+            params[unquote_to_bytes(name).decode("utf-8", "replace")] = \
+                unquote_to_bytes(value.replace(b"+", b" ")).decode("utf-8", "replace")
+        missing = [name for name in ("X-Amz-Algorithm", "X-Amz-Credential", "X-Amz-Signature",
+                                     "X-Amz-SignedHeaders", "X-Amz-Date") if name not in params]
+        if missing:
+            raise errors.incomplete_signature(  # unverified
+                " ".join(f"AWS query-string parameters must include '{name}'." for name in missing)
+                + " Re-examine the query-string parameters.")
+        if params["X-Amz-Algorithm"] != ALGORITHM:
+            raise errors.incomplete_signature(  # unverified
+                f"Unsupported AWS 'algorithm': '{params['X-Amz-Algorithm']}'")
+        credential = params["X-Amz-Credential"]
+        scope = credential_scope(credential, credential)
+        amz_date = params["X-Amz-Date"]
+        signed_at = self._parsed(amz_date)
+        if signed_at is None:
+            raise errors.incomplete_signature(  # unverified
+                f"Date must be in ISO-8601 'basic format'. Got '{amz_date}'. See "
+                "http://en.wikipedia.org/wiki/ISO_8601")
+        expires = params.get("X-Amz-Expires", str(WINDOW))
+        if not expires.isdigit() or not 0 < int(expires) <= MAX_EXPIRES:
+            raise errors.incomplete_signature(  # unverified
+                f"X-Amz-Expires must be a number of seconds from 1 to {MAX_EXPIRES}")
+        if now > signed_at + int(expires):
+            raise errors.invalid_signature(  # unverified for presigned requests
+                f"Signature expired: {amz_date} is now earlier than {_basic(now - int(expires))} "
+                f"({_basic(now)} - {int(expires)} sec.)")
+        _check_window(signed_at, amz_date, now, past=False)
+        pairs = sorted((quote(name, safe="-_.~"), quote(value, safe="-_.~"))
+                       for name, value in params.items() if name != "X-Amz-Signature")
+        canonical_query = "&".join(f"{name}={value}" for name, value in pairs).encode()
+        signed_names = self._signed_names(params["X-Amz-SignedHeaders"])
+        self._check(method, path, canonical_query, headers, signed_names,
+                    params["X-Amz-SignedHeaders"], hashlib.sha256(body).hexdigest(), scope,
+                    amz_date, params["X-Amz-Signature"])
+        token = params.get("X-Amz-Security-Token")
+        return Signed(scope[0], scope[2], token)
+
+    def _check(self, method: bytes, path: bytes, query: bytes, headers: dict[bytes, bytes],
+               signed: list[bytes], signed_text: str, payload: str, scope: list[str],
+               amz_date: str, signature: str) -> None:
+        """The signature is the one the caller's secret gives, or raise."""
+        secret = self.secret_of(scope[0])
+        if secret is None:
+            raise errors.unrecognized_client()
+        canonical_headers = []
+        for name in signed:
+            value = headers.get(name)
+            if value is None:
+                raise errors.invalid_signature(  # unverified
+                    f"'{name.decode('latin-1')}' is named in SignedHeaders but missing.")
+            if b"  " in value or b"\t" in value:
+                value = b" ".join(value.split())
+            canonical_headers.append(b"%s:%s\n" % (name, value))
+        if b"host" not in signed:
+            raise errors.invalid_signature(  # unverified
+                "'Host' or ':authority' must be a 'SignedHeader' in the AWS Authorization.")
+        canonical = b"%s\n%s\n%s\n%s\n%s\n%s" % (
+            method, _canonical_path(path), query, b"".join(canonical_headers),
+            signed_text.encode("latin-1"), payload.encode())
+        date, region = scope[1], scope[2]
+        key = self._keys.get((secret, date, region))
+        if key is None:
+            key = ("AWS4" + secret).encode()
+            for part in (date, region, SERVICE, "aws4_request"):
+                key = hmac.digest(key, part.encode(), "sha256")
+            if len(self._keys) > 4096:
+                self._keys.clear()
+            self._keys[(secret, date, region)] = key
+        string_to_sign = "%s\n%s\n%s\n%s" % (ALGORITHM, amz_date, "/".join(scope[1:]),
+                                             hashlib.sha256(canonical).hexdigest())
+        expected = hmac.digest(key, string_to_sign.encode(), "sha256").hex()
+        if not hmac.compare_digest(expected, signature):
+            # DynamoDB's text as a user's report records it, with the canonical forms
+            raise errors.invalid_signature(
+                "The request signature we calculated does not match the signature you provided. "
+                "Check your AWS Secret Access Key and signing method. Consult the service "
+                "documentation for details.\n\nThe Canonical String for this request should have "
+                f"been\n'{canonical.decode('utf-8', 'replace')}'\n\nThe String-to-Sign should "
+                f"have been\n'{string_to_sign}'\n")
+
+    def _parsed(self, amz_date: str) -> float | None:
+        times = self._times
+        if amz_date in times:
+            return times[amz_date]
+        if len(times) > 4096:
+            times.clear()
+        parsed = times[amz_date] = _timestamp(amz_date)
+        return parsed
+
+    def _signed_names(self, text: str) -> list[bytes]:
+        names = self._signed.get(text)
+        if names is None:
+            if len(self._signed) > 1024:
+                self._signed.clear()
+            names = self._signed[text] = [name.encode("latin-1") for name in text.split(";")]
+        return names
+
+
+def _check_window(signed_at: float, amz_date: str, now: float, past: bool = True) -> None:
+    """Coral's texts for a timestamp outside the window (users' reports quote them)."""
+    if past and signed_at < now - WINDOW:
+        raise errors.invalid_signature(
+            f"Signature expired: {amz_date} is now earlier than {_basic(now - WINDOW)} "
+            f"({_basic(now)} - 15 min.)")
+    if signed_at > now + WINDOW:
+        raise errors.invalid_signature(
+            f"Signature not yet current: {amz_date} is still later than {_basic(now + WINDOW)} "
+            f"({_basic(now)} + 15 min.)")
+
+
+def _canonical_path(path: bytes) -> bytes:
+    """The URI as SigV4 canonicalises it for services other than S3: dot segments and
+    empty segments removed, then each byte percent-encoded (an encoded path is encoded
+    a second time, as the SDKs sign it)."""
+    if path == b"/":
+        return path
+    text = path.decode("latin-1")
+    parts: list[str] = []
+    for segment in text.split("/"):
+        if segment == "..":
+            if parts:
+                parts.pop()
+        elif segment and segment != ".":
+            parts.append(segment)
+    normal = "/" + "/".join(parts)
+    if text.endswith("/") and normal != "/":
+        normal += "/"
+    return quote(normal, safe="/~").encode()
+
+
+def _canonical_query(query: bytes) -> bytes:
+    """Name=value pairs sorted, each side in SigV4's percent-encoding."""
+    pairs = []
+    for pair in query.split(b"&"):
+        if not pair:
+            continue
+        name, _, value = pair.partition(b"=")
+        pairs.append((quote(unquote_to_bytes(name), safe="-_.~"),
+                      quote(unquote_to_bytes(value), safe="-_.~")))
+    return "&".join(f"{name}={value}" for name, value in sorted(pairs)).encode()

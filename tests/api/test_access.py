@@ -1,0 +1,288 @@
+"""Access control through boto3 with real signatures (--auth enforce and warn):
+SigV4 verification, identity-based policies with LeadingKeys tenant isolation and
+table-name patterns, admin endpoints."""
+from __future__ import annotations
+
+import datetime
+import http.client
+import json
+import re
+from unittest import mock
+
+import boto3
+import pytest
+from botocore.auth import SigV4Auth, SigV4QueryAuth
+from botocore.awsrequest import AWSRequest
+from botocore.config import Config
+from botocore.credentials import Credentials
+from botocore.exceptions import ClientError
+
+from tests.conftest import Server
+
+ACCOUNT = "000000000000"
+TENANT_POLICY = {"Version": "2012-10-17", "Statement": [{
+    "Effect": "Allow",
+    "Action": ["dynamodb:GetItem", "dynamodb:Query", "dynamodb:BatchGetItem", "dynamodb:PutItem",
+               "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:BatchWriteItem",
+               "dynamodb:ConditionCheckItem", "dynamodb:PartiQLSelect", "dynamodb:PartiQLInsert"],
+    "Resource": "arn:aws:dynamodb:*:*:table/tenants",
+    "Condition": {"ForAllValues:StringEquals": {
+        "dynamodb:LeadingKeys": ["${aws:PrincipalTag/tenant}"]}}}]}
+DEV_POLICY = {"Version": "2012-10-17", "Statement": [
+    {"Effect": "Allow", "Action": "dynamodb:*", "Resource": "arn:aws:dynamodb:*:*:table/dev_*"},
+    {"Effect": "Allow", "Action": "dynamodb:ListTables", "Resource": "*"},
+    {"Effect": "Deny", "Action": "dynamodb:DeleteTable", "Resource": "*"}]}
+EVERYTHING = {"Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}
+CONFIG = {
+    "account_id": ACCOUNT,
+    "users": [
+        {"name": "alice", "access_key_id": "AKIAALICE", "secret_access_key": "alice-secret",
+         "tags": {"tenant": "t1"}, "policies": [TENANT_POLICY]},
+        {"name": "bob", "access_key_id": "AKIABOB", "secret_access_key": "bob-secret",
+         "tags": {"tenant": "t2"}, "policies": [TENANT_POLICY]},
+        {"name": "dev", "access_key_id": "AKIADEV", "secret_access_key": "dev-secret",
+         "policies": [DEV_POLICY]},
+        {"name": "root", "access_key_id": "AKIAADMIN", "secret_access_key": "admin-secret",
+         "policies": [EVERYTHING]},
+    ],
+    "roles": [{"name": "reader", "policies": [EVERYTHING], "sessions": [
+        {"session_name": "s1", "access_key_id": "ASIAREADER", "secret_access_key": "reader-secret",
+         "session_token": "token-1", "expiration": "2999-01-01T00:00:00Z"}]}],
+    "admin_access_key_ids": ["AKIAADMIN"],
+}
+SECRETS = {"AKIAALICE": "alice-secret", "AKIABOB": "bob-secret", "AKIADEV": "dev-secret",
+           "AKIAADMIN": "admin-secret", "ASIAREADER": "reader-secret"}
+
+
+def _denied(user: str, action: str, resource: str, reason: str | None = None) -> str:
+    reason = reason or f"because no identity-based policy allows the dynamodb:{action} action"
+    return (f"User: arn:aws:iam::{ACCOUNT}:user/{user} is not authorized to perform: "
+            f"dynamodb:{action} on resource: {resource} {reason}")
+
+
+def _arn(table: str) -> str:
+    return f"arn:aws:dynamodb:us-east-1:{ACCOUNT}:table/{table}"
+
+
+def start(tmp_path_factory, mode: str, *extra: str) -> Server:
+    path = tmp_path_factory.mktemp("auth") / "auth.json"
+    path.write_text(json.dumps(CONFIG))
+    return Server("--auth", mode, "--auth-config", str(path), *extra)
+
+
+def client(server: Server, key: str, secret: str | None = None, token: str | None = None):
+    return boto3.client("dynamodb", endpoint_url=server.url, region_name="us-east-1",
+                        aws_access_key_id=key, aws_secret_access_key=secret or SECRETS[key],
+                        aws_session_token=token, config=Config(retries={"max_attempts": 0}))
+
+
+def signed_post(server: Server, path: str, body: bytes, key: str = "AKIAADMIN",
+                headers: dict | None = None, presign: bool = False) -> tuple[int, bytes]:
+    """A request signed by botocore's own signers, sent raw."""
+    request = AWSRequest(method="POST", url=server.url + path, data=b"" if presign else body,
+                         headers={"Content-Type": "application/x-amz-json-1.0", **(headers or {})})
+    credentials = Credentials(key, SECRETS[key])
+    if presign:
+        class _Signer(SigV4QueryAuth):  # signs the body it will carry (botocore's form)
+            def payload(self, request):
+                import hashlib
+                return hashlib.sha256(body).hexdigest()
+        _Signer(credentials, "dynamodb", "us-east-1", expires=300).add_auth(request)
+    else:
+        SigV4Auth(credentials, "dynamodb", "us-east-1").add_auth(request)
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    try:
+        target = request.url[len(server.url):]
+        connection.request("POST", target, body, dict(request.headers.items()))
+        response = connection.getresponse()
+        return response.status, response.read()
+    finally:
+        connection.close()
+
+
+def error_of(call, *args, **kwargs) -> tuple[str, str]:
+    with pytest.raises(ClientError) as caught:
+        call(*args, **kwargs)
+    error = caught.value.response["Error"]
+    return error["Code"], error["Message"]
+
+
+@pytest.fixture(scope="module")
+def enforced(tmp_path_factory):
+    server = start(tmp_path_factory, "enforce")
+    admin = client(server, "AKIAADMIN")
+    admin.create_table(TableName="tenants", KeySchema=[
+        {"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                              {"AttributeName": "sk", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST")
+    for tenant in ("t1", "t2"):
+        for n in range(2):
+            admin.put_item(TableName="tenants", Item={"pk": {"S": tenant}, "sk": {"S": str(n)}})
+    yield server
+    server.stop()
+
+
+def test_tenant_reads_its_own_partition_only(enforced):
+    alice = client(enforced, "AKIAALICE")
+    own = {"pk": {"S": "t1"}, "sk": {"S": "0"}}
+    assert alice.get_item(TableName="tenants", Key=own)["Item"] == own
+    assert error_of(alice.get_item, TableName="tenants",
+                    Key={"pk": {"S": "t2"}, "sk": {"S": "0"}}) == (
+        "AccessDeniedException", _denied("alice", "GetItem", _arn("tenants")))
+    assert alice.query(TableName="tenants", KeyConditionExpression="pk = :p",
+                       ExpressionAttributeValues={":p": {"S": "t1"}})["Count"] == 2
+    assert error_of(alice.query, TableName="tenants", KeyConditionExpression="#p = :p",
+                    ExpressionAttributeNames={"#p": "pk"},
+                    ExpressionAttributeValues={":p": {"S": "t2"}})[0] == "AccessDeniedException"
+    # a Scan names no partition: the policy does not list it
+    assert error_of(alice.scan, TableName="tenants") == (
+        "AccessDeniedException", _denied("alice", "Scan", _arn("tenants")))
+
+
+def test_tenant_batches_and_transactions(enforced):
+    alice = client(enforced, "AKIAALICE")
+    own = [{"pk": {"S": "t1"}, "sk": {"S": "0"}}, {"pk": {"S": "t1"}, "sk": {"S": "1"}}]
+    got = alice.batch_get_item(RequestItems={"tenants": {"Keys": own}})
+    assert len(got["Responses"]["tenants"]) == 2
+    assert error_of(alice.batch_get_item, RequestItems={"tenants": {
+        "Keys": own + [{"pk": {"S": "t2"}, "sk": {"S": "0"}}]}}) == (
+        "AccessDeniedException", _denied("alice", "BatchGetItem", _arn("tenants")))
+    alice.transact_write_items(TransactItems=[
+        {"Put": {"TableName": "tenants", "Item": {"pk": {"S": "t1"}, "sk": {"S": "9"}}}}])
+    assert error_of(alice.transact_write_items, TransactItems=[
+        {"Put": {"TableName": "tenants", "Item": {"pk": {"S": "t1"}, "sk": {"S": "8"}}}},
+        {"Delete": {"TableName": "tenants", "Key": {"pk": {"S": "t2"}, "sk": {"S": "0"}}}}]) == (
+        "AccessDeniedException", _denied("alice", "DeleteItem", _arn("tenants")))
+    # nothing of the refused transaction was written
+    assert "Item" not in alice.get_item(TableName="tenants",
+                                        Key={"pk": {"S": "t1"}, "sk": {"S": "8"}})
+
+
+def test_tenant_partiql(enforced):
+    bob = client(enforced, "AKIABOB")
+    rows = bob.execute_statement(Statement="SELECT * FROM tenants WHERE pk = 't2'")["Items"]
+    assert len(rows) == 2
+    rows = bob.execute_statement(Statement="SELECT * FROM tenants WHERE pk = ?",
+                                 Parameters=[{"S": "t2"}])["Items"]
+    assert len(rows) == 2
+    assert error_of(bob.execute_statement, Statement="SELECT * FROM tenants WHERE pk = ?",
+                    Parameters=[{"S": "t1"}]) == (
+        "AccessDeniedException", _denied("bob", "PartiQLSelect", _arn("tenants")))
+    assert error_of(bob.execute_statement,
+                    Statement="INSERT INTO tenants VALUE {'pk': 't1', 'sk': 'x'}")[0] == \
+        "AccessDeniedException"
+    bob.execute_statement(Statement="INSERT INTO tenants VALUE {'pk': 't2', 'sk': 'x'}")
+
+
+def test_table_name_patterns_and_explicit_deny(enforced):
+    dev = client(enforced, "AKIADEV")
+    for name in ("dev_orders", "prod_orders"):
+        client(enforced, "AKIAADMIN").create_table(
+            TableName=name, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+            BillingMode="PAY_PER_REQUEST")
+    dev.put_item(TableName="dev_orders", Item={"pk": {"S": "a"}})
+    assert dev.describe_table(TableName="dev_orders")["Table"]["TableName"] == "dev_orders"
+    assert error_of(dev.put_item, TableName="prod_orders", Item={"pk": {"S": "a"}}) == (
+        "AccessDeniedException", _denied("dev", "PutItem", _arn("prod_orders")))
+    # an ARN as TableName is the same resource
+    assert error_of(dev.get_item, TableName=_arn("prod_orders"), Key={"pk": {"S": "a"}})[0] == \
+        "AccessDeniedException"
+    # a table that does not exist is still refused before it is looked for
+    assert error_of(dev.describe_table, TableName="prod_missing") == (
+        "AccessDeniedException", _denied("dev", "DescribeTable", _arn("prod_missing")))
+    assert error_of(dev.delete_table, TableName="dev_orders") == (
+        "AccessDeniedException", _denied("dev", "DeleteTable", _arn("dev_orders"),
+                                         "with an explicit deny in an identity-based policy"))
+    assert "dev_orders" in dev.list_tables()["TableNames"]
+
+
+def test_signature_errors(enforced):
+    code, message = error_of(client(enforced, "AKIAALICE", "wrong").list_tables)
+    assert code == "InvalidSignatureException"
+    assert message.startswith(
+        "The request signature we calculated does not match the signature you provided. "
+        "Check your AWS Secret Access Key and signing method. Consult the service "
+        "documentation for details.")
+    unknown = boto3.client("dynamodb", endpoint_url=enforced.url, region_name="us-east-1",
+                           aws_access_key_id="AKIANOBODY", aws_secret_access_key="x",
+                           config=Config(retries={"max_attempts": 0}))
+    assert error_of(unknown.list_tables) == (
+        "UnrecognizedClientException", "The security token included in the request is invalid.")
+    hour_ago = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None) - \
+        datetime.timedelta(hours=1)
+    with mock.patch("botocore.auth.get_current_datetime", return_value=hour_ago):
+        code, message = error_of(client(enforced, "AKIAALICE").list_tables)
+    stamp = hour_ago.strftime("%Y%m%dT%H%M%SZ")
+    assert code == "InvalidSignatureException"
+    assert re.fullmatch(rf"Signature expired: {stamp} is now earlier than (\d{{8}}T\d{{6}}Z) "
+                        r"\((\d{8}T\d{6}Z) - 15 min\.\)", message), message
+    status, raw = enforced_post(enforced, {"Authorization": None})
+    assert (status, json.loads(raw)["__type"].rpartition("#")[2]) == (
+        400, "MissingAuthenticationTokenException")
+
+
+def enforced_post(server: Server, headers: dict) -> tuple[int, bytes]:
+    reply = server.post("ListTables", {}, headers)
+    return reply.status, reply.raw
+
+
+def test_session_credentials(enforced):
+    reader = client(enforced, "ASIAREADER", token="token-1")
+    assert "tenants" in reader.list_tables()["TableNames"]
+    assert error_of(client(enforced, "ASIAREADER", token="other").list_tables) == (
+        "UnrecognizedClientException", "The security token included in the request is invalid.")
+
+
+def test_presigned_request(enforced):
+    status, raw = signed_post(enforced, "/", b"{}", key="AKIADEV", presign=True,
+                              headers={"X-Amz-Target": "DynamoDB_20120810.ListTables"})
+    assert status == 200, raw
+    assert "dev_orders" in json.loads(raw)["TableNames"] or json.loads(raw)["TableNames"] == [] \
+        or "tenants" in json.loads(raw)["TableNames"]
+
+
+def test_admin_endpoints_need_an_admin_key(enforced):
+    connection = http.client.HTTPConnection("127.0.0.1", enforced.port, timeout=10)
+    connection.request("GET", "/okura/clock")
+    response = connection.getresponse()
+    assert response.status == 403
+    response.read()
+    connection.close()
+    assert signed_post(enforced, "/okura/clock", b'{"advance": 0}', key="AKIAALICE")[0] == 403
+    status, raw = signed_post(enforced, "/okura/clock", b'{"advance": 0}')
+    assert status == 200 and "now" in json.loads(raw)
+
+
+def test_clock_judges_the_window(tmp_path_factory):
+    ahead = start(tmp_path_factory, "enforce", "--clock-offset", "3600")
+    try:
+        code, message = error_of(client(ahead, "AKIAADMIN").list_tables)
+        assert code == "InvalidSignatureException" and message.startswith("Signature expired: ")
+    finally:
+        ahead.stop()
+
+
+def test_warn_lets_everything_through_and_counts(tmp_path_factory):
+    server = start(tmp_path_factory, "warn")
+    try:
+        admin = client(server, "AKIAADMIN")
+        admin.create_table(TableName="tenants", KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                           AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                           BillingMode="PAY_PER_REQUEST")
+        alice = client(server, "AKIAALICE")
+        alice.put_item(TableName="tenants", Item={"pk": {"S": "t2"}})  # would be denied
+        alice.put_item(TableName="tenants", Item={"pk": {"S": "t1"}})  # allowed
+        client(server, "AKIAALICE", "wrong").list_tables()  # would be refused
+        connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+        connection.request("GET", "/metrics")
+        page = connection.getresponse().read().decode()
+        connection.close()
+        assert ('okura_access_denials_total{action="dynamodb:PutItem",resource="'
+                + _arn("tenants") + '",reason="AccessDeniedException"} 1') in page
+        assert ('okura_access_denials_total{action="dynamodb:ListTables",resource="*",'
+                'reason="InvalidSignatureException"} 1') in page
+        assert "would deny dynamodb:PutItem" in server.log_text()
+    finally:
+        server.stop()
