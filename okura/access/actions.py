@@ -213,6 +213,8 @@ _BUILDERS: dict[str, Builder] = {
     "DeleteTable": _on_table("DeleteTable"),
     "UpdateTimeToLive": _on_table("UpdateTimeToLive"),
     "DescribeTimeToLive": _on_table("DescribeTimeToLive"),
+    "UpdateContinuousBackups": _on_table("UpdateContinuousBackups"),
+    "DescribeContinuousBackups": _on_table("DescribeContinuousBackups"),
     "TagResource": _on_arn("TagResource", "ResourceArn", _tags),
     "UntagResource": _on_arn("UntagResource", "ResourceArn", _tags),
     "ListTagsOfResource": _on_arn("ListTagsOfResource", "ResourceArn"),
