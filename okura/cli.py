@@ -33,6 +33,9 @@ def main(argv: list[str] | None = None) -> None:
                             "count would-be denials), enforce (docs/access.md)")
     serve.add_argument("--auth-config", metavar="PATH",
                        help="JSON file of users, access keys, policies and admin keys")
+    serve.add_argument("--trigger-interval", type=float,
+                       help="seconds between polls of an idle stream by its triggers "
+                            "(default 0.25; docs/triggers.md)")
     serve.add_argument("--log-level", choices=["debug", "info", "warning", "error"])
     serve.add_argument("--config", default="okura.toml", help="settings file (default okura.toml)")
     args = vars(parser.parse_args(argv))

@@ -4,7 +4,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import tomllib
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 
 
 @dataclass
@@ -23,6 +23,11 @@ class Settings:
     clock_offset: float = 0.0         # start the server's clock this many seconds ahead
     auth: str = "off"                 # off | warn | enforce: SigV4 and IAM policies (docs/access.md)
     auth_config: str = ""             # JSON file of users, keys, policies and admin keys
+    # Stream triggers (docs/triggers.md): [functions.NAME] tables and
+    # [[event_source_mappings]] entries of okura.toml, and the poll interval
+    functions: dict = field(default_factory=dict)
+    event_source_mappings: list = field(default_factory=list)
+    trigger_interval: float = 0.25    # seconds between polls of an idle stream
 
     def merged(self, **overrides) -> "Settings":
         given = {key: value for key, value in overrides.items() if value is not None}
@@ -44,5 +49,6 @@ def load(config_file: str = "okura.toml", environ=os.environ, **flags) -> Settin
         settings = settings.merged(**{k.replace("-", "_"): v for k, v in table.items()
                                       if k.replace("-", "_") in types})
     from_env = {name: _coerce(kind, environ[f"OKURA_{name.upper()}"])
-                for name, kind in types.items() if f"OKURA_{name.upper()}" in environ}
+                for name, kind in types.items()
+                if f"OKURA_{name.upper()}" in environ and kind not in (dict, list)}
     return settings.merged(**from_env).merged(**flags)

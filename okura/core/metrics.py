@@ -78,11 +78,13 @@ class Period:
     """What a period saw: per table object, and UserErrors per region (CloudWatch's
     UserErrors has no table)."""
 
-    __slots__ = ("tables", "user_errors")
+    __slots__ = ("tables", "user_errors", "functions")
 
     def __init__(self) -> None:
         self.tables: dict[Table, Spent] = {}
         self.user_errors: dict[str, int] = {}
+        # (region, function name): Lambda's metric name -> its statistics (triggers)
+        self.functions: dict[tuple[str, str], dict[str, Stat]] = {}
 
     def spent(self, table: Table) -> Spent:
         spent = self.tables.get(table)
@@ -222,6 +224,18 @@ class Metrics:
     def expired(self, table: Table) -> None:
         """TTL deleted one item of `table`."""
         self._count(self.current.spent(table), TTL_DELETED, "")
+
+    def invoked(self, function: str, region: str, seconds: float, failed: bool,
+                throttled: bool, iterator_age_ms: float | None) -> None:
+        """A trigger invoked `function` (AWS/Lambda's metrics: Invocations, Errors,
+        Throttles, Duration, IteratorAge); a throttled call is not an invocation."""
+        stats = self.current.functions.setdefault((region, function), {})
+        samples = [("Throttles", 1.0)] if throttled else [
+            ("Invocations", 1.0), ("Errors", float(failed)), ("Duration", seconds * 1000.0)]
+        if iterator_age_ms is not None and not throttled:
+            samples.append(("IteratorAge", iterator_age_ms))
+        for metric, value in samples:
+            _sample(stats.setdefault(metric, stat()), value)
 
     def complete(self) -> Period:
         """The last complete period."""

@@ -16,6 +16,8 @@ TTL_TABLES = _BASE - 3       # the tables with TTL enabled
 HISTORIES = _BASE - 4        # point-in-time recovery: one directory row per table's history
 BACKUPS = _BASE - 5          # on-demand and system backups: one row per backup
 JOBS = _BASE - 6             # background jobs (backups, restores, ...): one row per job
+EVENT_SOURCE_MAPPINGS = _BASE - 7  # stream triggers: one row per event source mapping
+TRIGGER_CHECKPOINTS = _BASE - 8    # and where each has got to in its stream
 
 
 def collections_of(table_id: int) -> int:

@@ -24,6 +24,7 @@ from okura.server.guarded import GuardedProtocol, guarded
 from okura.server.http import HttpProtocol, Outbox, Request, decode_body, request_ids
 from okura.server.router import ROUTES
 from okura.shapes.nodes import mismatch
+from okura.triggers.engine import Triggers
 
 log = logging.getLogger("okura")
 # Runs of a request whose table's catalog keeps changing underneath it (an index
@@ -42,6 +43,7 @@ class App:
         # With --auth warn or enforce: the guard, and the routes' handlers wrapped by it
         self.guard: Guard | None = None
         self.routes = ROUTES
+        self.triggers = Triggers(db, settings)  # stream triggers (docs/triggers.md)
 
     async def dispatch(self, request: Request, raw: bytes) -> tuple[int, bytes]:
         """Run one DynamoDB request; every failure becomes DynamoDB's error reply. Its
@@ -181,12 +183,14 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     background = [asyncio.ensure_future(Sweeper(db, settings.ttl_interval).run()),
                   asyncio.ensure_future(_roll_metrics(db)),
                   asyncio.ensure_future(db.jobs.run()),
-                  asyncio.ensure_future(keep_histories(db))]
+                  asyncio.ensure_future(keep_histories(db)),
+                  asyncio.ensure_future(app.triggers.run())]
     if db.engine.shared:
         background.append(asyncio.ensure_future(db.clock.follow()))
     await stop.wait()
     for task in background:
         task.cancel()
+    await app.triggers.close()
     server.close()
     await asyncio.sleep(0)  # let the last group commit send its replies
     for connection in list(app.connections):

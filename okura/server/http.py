@@ -24,15 +24,15 @@ from okura import errors
 from okura.core.capacity import Ledger
 from okura.core.context import Context
 from okura.core.database import Database
-from okura.server import admin, prometheus
+from okura.server import admin, lambda_api, prometheus
 from okura.server.codings import (  # decode_body: app.py takes it from here
     COMPRESS_OVER, MAX_BODY, accepted, compress, decode_body)
 
 log = logging.getLogger("okura.server")
 
 _REQUEST_ID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-_STATUS = {200: b"200 OK", 400: b"400 Bad Request", 403: b"403 Forbidden", 404: b"404 Not Found",
-           405: b"405 Method Not Allowed",
+_STATUS = {200: b"200 OK", 202: b"202 Accepted", 400: b"400 Bad Request", 403: b"403 Forbidden",
+           404: b"404 Not Found", 405: b"405 Method Not Allowed", 409: b"409 Conflict",
            413: b"413 Request Entity Too Large", 500: b"500 Internal Server Error"}
 _JSON = b"application/x-amz-json-1.0"
 _KEEP, _CLOSE = b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n"
@@ -261,10 +261,15 @@ class HttpProtocol(asyncio.Protocol):
     # request handling
     def _start(self, item):
         method, url, headers, body, keep_alive = item
-        if url.startswith(admin.PREFIX):
-            self._own(admin.handle(self.app, method, url, body, headers), b"application/json", method,
-                      headers, keep_alive)
-            return
+        if url != b"/":  # DynamoDB's requests go to "/": one comparison on their path
+            if url.startswith(admin.PREFIX):
+                self._own(admin.handle(self.app, method, url, body, headers), b"application/json",
+                          method, headers, keep_alive)
+                return
+            if url.startswith(lambda_api.PREFIX):
+                self._own(lambda_api.handle(self.app, method, url, headers, body),
+                          b"application/json", method, headers, keep_alive)
+                return
         if method != b"POST":
             path = url.partition(b"?")[0]
             if path == prometheus.PATH and method in (b"GET", b"HEAD"):
@@ -325,12 +330,14 @@ class HttpProtocol(asyncio.Protocol):
 
     def _own_finished(self, task, content_type, method, headers, keep_alive):
         self.busy = False
+        more: tuple = ()
         try:
-            status, reply = task.result()
+            status, reply, *more = task.result()
         except Exception:
             log.exception("internal error in %s", method.decode("latin-1"))
             status, reply = 500, b'{"error": "internal error"}'
-        request_id, extra = next(self.app.request_ids), _cors(headers)
+        # (status, body) or (status, body, more header lines)
+        request_id, extra = next(self.app.request_ids), _cors(headers) + b"".join(more)
         if len(reply) > COMPRESS_OVER:
             reply, extra = _compressed(headers, reply, extra)
         self._emit(lambda closing, error: _reply_bytes(

@@ -24,8 +24,10 @@ CONTENT_TYPE = b"text/plain; version=0.0.4; charset=utf-8"
 _STATISTICS = (("sum", "Sum"), ("sample_count", "SampleCount"), ("average", "Average"),
                ("minimum", "Minimum"), ("maximum", "Maximum"))
 _DIMENSIONS = {"table_name": "TableName", "operation": "Operation",
-               "global_secondary_index_name": "GlobalSecondaryIndexName"}
-_UNITS = {"SuccessfulRequestLatency": "Milliseconds", "OnlineIndexPercentageProgress": "Percent"}
+               "global_secondary_index_name": "GlobalSecondaryIndexName",
+               "function_name": "FunctionName"}
+_UNITS = {"SuccessfulRequestLatency": "Milliseconds", "OnlineIndexPercentageProgress": "Percent",
+          "Duration": "Milliseconds", "IteratorAge": "Milliseconds"}
 GLOBAL = "GlobalSecondaryIndexes"
 
 # (CloudWatch metric, labels other than job and instance) -> statistic set
@@ -51,7 +53,12 @@ async def page(db: Database) -> bytes:
         _merge(series, "UserErrors", (("region", region),), [count, count, 1, 1])
     for table in await db.catalog.every():
         _settings(series, table)
-    return ("".join(_render(series)) + "".join(_denials(db.metrics.access_denials))).encode()
+    functions: Series = {}
+    for (region, name), stats in period.functions.items():
+        for metric, stat in stats.items():
+            functions[metric, (("function_name", name), ("region", region))] = stat
+    return "".join((*_render(series), *_render(functions, "AWS/Lambda"),
+                    *_denials(db.metrics.access_denials))).encode()
 
 
 def _denials(counts: dict[tuple[str, str, str], int]) -> Iterator[str]:
@@ -131,7 +138,8 @@ def _settings(series: Series, table: Table) -> None:
                    _labels(table, global_secondary_index_name=name), progress(job))
 
 
-def _render(series: Series) -> Iterator[str]:
+def _render(series: Series, namespace: str = "AWS/DynamoDB") -> Iterator[str]:
+    job = "aws_" + namespace.partition("/")[2].lower()
     by_metric: dict[str, list] = {}
     for (metric, labels), stat in sorted(series.items()):
         by_metric.setdefault(metric, []).append((labels, stat))
@@ -139,15 +147,15 @@ def _render(series: Series) -> Iterator[str]:
         dimensions = ", ".join(_DIMENSIONS[name] for name, _ in entries[0][0]
                                if name in _DIMENSIONS)
         for suffix, statistic in _STATISTICS:
-            name = f"aws_dynamodb_{snake(metric)}_{suffix}"
-            yield (f"# HELP {name} CloudWatch metric AWS/DynamoDB {metric} Dimensions: "
+            name = f"{job}_{snake(metric)}_{suffix}"
+            yield (f"# HELP {name} CloudWatch metric {namespace} {metric} Dimensions: "
                    f"[{dimensions}] Statistic: {statistic} Unit: {_UNITS.get(metric, 'Count')}\n"
                    f"# TYPE {name} gauge\n")
             for labels, (count, total, low, high) in entries:
                 value = {"sum": total, "sample_count": count, "average": total / count,
                          "minimum": low, "maximum": high}[suffix]
                 shown = "".join(f',{key}="{_escape(text)}"' for key, text in labels)
-                yield f'{name}{{job="aws_dynamodb",instance=""{shown}}} {_number(value)}\n'
+                yield f'{name}{{job="{job}",instance=""{shown}}} {_number(value)}\n'
 
 
 def _escape(text: str) -> str:
