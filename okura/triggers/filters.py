@@ -127,7 +127,8 @@ def _matches(pattern: dict, event: Any) -> bool:
             continue
         field = event.get(key, _ABSENT) if isinstance(event, dict) else _ABSENT
         if isinstance(value, dict):
-            if field is _ABSENT or not _matches(value, field):
+            fields = field if isinstance(field, list) else [field]
+            if not any(f is not _ABSENT and _matches(value, f) for f in fields):
                 return False
         elif not _field_matches(value, field):
             return False

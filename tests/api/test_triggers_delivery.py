@@ -1,0 +1,264 @@
+"""Stream triggers deliver with Lambda's semantics: every record, in order per key, in
+batches no larger than BatchSize; failures bisected, retried and sent to the
+on-failure destination; ReportBatchItemFailures; filters; batching and tumbling
+windows and record ages on okura's movable clock; command and HTTP functions."""
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from test_clock import advance, clocked  # noqa: F401 - a fixture
+from test_streams import stream_table
+from triggers_common import config, events, keys_delivered, put_many, wait_for
+
+
+class InvokeApi(BaseHTTPRequestHandler):
+    """A small server speaking Lambda's Invoke API: records each event, answers null."""
+    received: list[tuple[str, dict]] = []
+
+    def do_POST(self):  # noqa: N802 - http.server's name
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        self.received.append((self.path, body))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        self.wfile.write(b'{"fine": true}')
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def invoke_api():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), InvokeApi)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def out(tmp_path_factory):
+    return str(tmp_path_factory.mktemp("trigger-out"))
+
+
+@pytest.fixture(scope="module")
+def node(clocked, tmp_path_factory, out, invoke_api):  # noqa: F811
+    extra = (f'\n[functions.remote]\nurl = "http://127.0.0.1:{invoke_api.server_port}"\n')
+    path = config(tmp_path_factory.mktemp("trigger-config"), out, extra)
+    return clocked("--config", path, "--trigger-interval", "0.05", "--log-level", "info")
+
+
+@pytest.fixture(scope="module")
+def ddb(node):
+    return node.client()
+
+
+@pytest.fixture(scope="module")
+def lam(node):
+    return node.client("lambda")
+
+
+def mapped(ddb, lam, function: str, **settings) -> tuple[str, str]:
+    """A new streamed table and a mapping of it to `function`: (table, mapping UUID)."""
+    table, arn = stream_table(ddb)
+    settings.setdefault("StartingPosition", "TRIM_HORIZON")
+    made = lam.create_event_source_mapping(FunctionName=function, EventSourceArn=arn, **settings)
+    return table, made["UUID"]
+
+
+def test_every_record_in_order_per_key_in_batches(ddb, lam, out):
+    table, _ = mapped(ddb, lam, "collect", BatchSize=100, ParallelizationFactor=4)
+    keys, versions = 20, 50
+    for version in range(versions):
+        put_many(ddb, table, [{"pk": {"S": f"k{key}"}, "n": {"N": str(version)}}
+                              for key in range(keys)])
+    wait_for(lambda: len(keys_delivered(out, table)) >= keys * versions)
+    delivered = events(out, table)
+    assert all(1 <= len(event["Records"]) <= 100 for event in delivered)
+    seen: dict[str, list[int]] = {}
+    for event in delivered:
+        for record in event["Records"]:
+            assert record["eventSource"] == "aws:dynamodb" and record["eventVersion"]
+            assert record["eventSourceARN"].endswith(record["eventSourceARN"].split("/")[-1])
+            image = record["dynamodb"]["NewImage"]
+            seen.setdefault(image["pk"]["S"], []).append(int(image["n"]["N"]))
+    assert seen == {f"k{key}": list(range(versions)) for key in range(keys)}
+    first = delivered[0]["Records"][0]
+    assert set(first) == {"awsRegion", "dynamodb", "eventID", "eventName", "eventSource",
+                          "eventVersion", "eventSourceARN"}
+    assert first["eventName"] == "INSERT" and first["awsRegion"] == "us-east-1"
+
+
+def test_failing_record_is_bisected_retried_and_sent_to_the_destination(
+        node, ddb, lam, out, tmp_path):
+    failures = str(tmp_path / "failures")
+    table, _ = mapped(ddb, lam, "fail_on_bad", BatchSize=10, BisectBatchOnFunctionError=True,
+                      MaximumRetryAttempts=1, MaximumBatchingWindowInSeconds=300,
+                      DestinationConfig={"OnFailure": {"Destination": "file://" + failures}})
+    items = [{"pk": {"S": f"k{i}"}} for i in range(10)]
+    items[6]["fail"] = {"S": "always"}
+    put_many(ddb, table, items)
+    advance(node, 301)  # the batching window gathered all ten into one batch
+    files = wait_for(lambda: os.path.exists(failures) and os.listdir(failures),
+                     what="the failure record")
+    with open(os.path.join(failures, files[0])) as handle:
+        record = json.load(handle)
+    sizes = [len(event["Records"]) for event in events(out, table)]
+    assert sizes[0] == 10 and sizes.count(1) >= 2  # bisected down to the one record, retried
+    bad = [e for e in events(out, table)
+           if [r["dynamodb"]["Keys"]["pk"]["S"] for r in e["Records"]] == ["k6"]]
+    assert len(bad) == 2  # one attempt and MaximumRetryAttempts retries
+    sequence = bad[0]["Records"][0]["dynamodb"]["SequenceNumber"]
+    info = record["DDBStreamBatchInfo"]
+    assert (info["startSequenceNumber"], info["endSequenceNumber"], info["batchSize"]) == (
+        sequence, sequence, 1)
+    assert info["streamArn"] == bad[0]["Records"][0]["eventSourceARN"]
+    assert info["shardId"].startswith("shardId-")
+    assert record["requestContext"]["condition"] == "RetryAttemptsExhausted"
+    assert record["requestContext"]["approximateInvokeCount"] == 2
+    assert record["requestContext"]["functionArn"].endswith(":function:fail_on_bad")
+    assert record["responseContext"] == {"statusCode": 200, "executedVersion": "$LATEST",
+                                         "functionError": "Unhandled"}
+    assert record["version"] == "1.0" and record["timestamp"].endswith("Z")
+    assert record["payload"]["Records"] == bad[0]["Records"]
+    # the nine others went through, in batches that succeeded
+    passed = {r["dynamodb"]["Keys"]["pk"]["S"] for e in events(out, table)
+              if not any("fail" in r["dynamodb"]["NewImage"] for r in e["Records"])
+              for r in e["Records"]}
+    assert passed == {f"k{i}" for i in range(10)} - {"k6"}
+
+
+def test_failure_record_into_an_okura_table(ddb, lam, out):
+    destination, _ = stream_table(ddb)
+    described = ddb.describe_table(TableName=destination)["Table"]
+    table, _ = mapped(ddb, lam, "fail_on_bad", MaximumRetryAttempts=0, DestinationConfig={
+        "OnFailure": {"Destination": described["TableArn"]}})
+    put_many(ddb, table, [{"pk": {"S": "only"}, "fail": {"S": "always"}}])
+    items = wait_for(lambda: ddb.scan(TableName=destination)["Items"], what="the failure item")
+    item = items[0]
+    assert item["pk"] == {"S": item["requestContext"]["M"]["requestId"]["S"]}
+    assert item["requestContext"]["M"]["condition"] == {"S": "RetryAttemptsExhausted"}
+    assert item["DDBStreamBatchInfo"]["M"]["batchSize"] == {"N": "1"}
+
+
+def test_report_batch_item_failures_redelivers_from_the_failed_item(node, ddb, lam, out):
+    table, _ = mapped(ddb, lam, "partial", BatchSize=10, MaximumBatchingWindowInSeconds=300,
+                      FunctionResponseTypes=["ReportBatchItemFailures"])
+    items = [{"pk": {"S": f"k{i}"}} for i in range(10)]
+    items[4]["fail"] = {"N": "1"}  # fails its first delivery only
+    put_many(ddb, table, items)
+    advance(node, 301)
+    wait_for(lambda: len(events(out, table)) >= 2)
+    first, second = [[r["dynamodb"]["Keys"]["pk"]["S"] for r in e["Records"]]
+                     for e in events(out, table)[:2]]
+    assert sorted(first) == sorted(f"k{i}" for i in range(10))
+    assert second == first[first.index("k4"):]  # from the failed record on, in stream order
+
+
+FILTER = {"dynamodb": {"NewImage": {
+    "color": {"S": [{"prefix": "bl"}, {"equals-ignore-case": "RED"}]},
+    "size": {"N": [{"numeric": [">", 5, "<=", 10]}]},
+    "gone": [{"exists": False}]}},
+    "eventName": [{"anything-but": "REMOVE"}]}
+
+
+def test_filters_drop_what_they_should_and_move_on(ddb, lam, out):
+    table, mapping_uuid = mapped(ddb, lam, "collect", FilterCriteria={"Filters": [
+        {"Pattern": json.dumps(FILTER)}, {"Pattern": json.dumps(
+            {"dynamodb": {"Keys": {"pk": {"S": [{"suffix": "-vip"}]}}}})}]})
+    cases = {"blue-6": ("blue", "6", False), "red-10": ("red", "10", False),
+             "green-6": ("green", "6", False), "blue-11": ("blue", "11", False),
+             "blue-gone": ("blue", "7", True), "black-5": ("black", "5", False),
+             "anything-vip": ("white", "1", True)}
+    put_many(ddb, table, [{"pk": {"S": key}, "color": {"S": color}, "size": {"N": size},
+                           **({"gone": {"S": "x"}} if gone else {})}
+                          for key, (color, size, gone) in cases.items()])
+    ddb.delete_item(TableName=table, Key={"pk": {"S": "blue-6"}})
+    # "Blue" starts with "Bl", not "bl": "last" passes neither filter; "final-vip" does
+    put_many(ddb, table, [{"pk": {"S": key}, "color": {"S": "Blue"}, "size": {"N": "9"}}
+                          for key in ("last", "final-vip")])
+    wait_for(lambda: "final-vip" in keys_delivered(out, table))
+    assert sorted(keys_delivered(out, table)) == ["anything-vip", "blue-6", "final-vip", "red-10"]
+    wait_for(lambda: lam.get_event_source_mapping(UUID=mapping_uuid)[
+        "LastProcessingResult"] == "OK")
+
+
+def test_batching_window_follows_the_clock(node, ddb, lam, out):
+    table, _ = mapped(ddb, lam, "collect", BatchSize=100, MaximumBatchingWindowInSeconds=300)
+    put_many(ddb, table, [{"pk": {"S": f"k{i}"}} for i in range(3)])
+    time.sleep(0.3)  # six polls (every 0.05 s) find the window still open
+    assert events(out, table) == []
+    advance(node, 301)
+    wait_for(lambda: events(out, table))
+    assert [len(e["Records"]) for e in events(out, table)] == [3]
+
+
+def test_tumbling_window_carries_state_to_its_final_invocation(node, ddb, lam, out):
+    table, _ = mapped(ddb, lam, "windowed", TumblingWindowInSeconds=60)
+    put_many(ddb, table, [{"pk": {"S": f"k{i}"}} for i in range(3)])
+    wait_for(lambda: len(keys_delivered(out, table)) == 3)
+    advance(node, 120)
+    finals = wait_for(lambda: [e for e in events(out, table) if e["isFinalInvokeForWindow"]],
+                      what="the final invocation")
+    assert finals[0]["Records"] == [] and finals[0]["state"] == {"count": 3}
+    first = events(out, table)[0]
+    assert first["state"] == {} and first["isWindowTerminatedEarly"] is False
+    assert first["shardId"].startswith("shardId-") and first["window"]["end"].endswith("Z")
+
+
+def test_records_past_their_age_are_not_delivered(node, ddb, lam, out, tmp_path):
+    failures = str(tmp_path / "aged")
+    table, mapping_uuid = mapped(ddb, lam, "collect", Enabled=False,
+                                 MaximumRecordAgeInSeconds=60, DestinationConfig={
+                                     "OnFailure": {"Destination": failures}})
+    put_many(ddb, table, [{"pk": {"S": "old"}}])
+    advance(node, 120)
+    put_many(ddb, table, [{"pk": {"S": "new"}}])
+    lam.update_event_source_mapping(UUID=mapping_uuid, Enabled=True)
+    wait_for(lambda: keys_delivered(out, table))
+    assert keys_delivered(out, table) == ["new"]
+    files = wait_for(lambda: os.listdir(failures))
+    with open(os.path.join(failures, files[0])) as handle:
+        record = json.load(handle)
+    assert record["requestContext"]["condition"] == "RecordAgeExceeded"
+    assert record["requestContext"]["approximateInvokeCount"] == 0
+    assert "responseContext" not in record
+
+
+def test_http_and_command_functions_get_the_same_events(ddb, lam, out, invoke_api):
+    table, arn = stream_table(ddb)
+    for function in ("remote", "command"):
+        lam.create_event_source_mapping(FunctionName=function, EventSourceArn=arn,
+                                        StartingPosition="TRIM_HORIZON")
+    put_many(ddb, table, [{"pk": {"S": f"k{i}"}} for i in range(5)])
+    remote = wait_for(lambda: [body for path, body in InvokeApi.received
+                               if body["Records"][0]["eventSourceARN"] == arn])
+    assert InvokeApi.received[0][0] == "/2015-03-31/functions/remote/invocations"
+    wait_for(lambda: len(keys_delivered(out, table)) == 5)
+    by_command = [r for e in events(out, table) for r in e["Records"]]
+    assert [r for e in remote for r in e["Records"]] == by_command
+
+
+def test_timeouts_logs_and_metrics(node, ddb, lam, tmp_path):
+    failures = str(tmp_path / "late")
+    table, _ = mapped(ddb, lam, "sleepy", MaximumRetryAttempts=0,
+                      DestinationConfig={"OnFailure": {"Destination": failures}})
+    put_many(ddb, table, [{"pk": {"S": "slow"}}])
+    wait_for(lambda: os.path.exists(failures) and os.listdir(failures))
+    log = node.log_text()
+    assert "sleepy (mapping " in log and "Sandbox.Timedout: Task timed out after 1.00 seconds" \
+        in log
+    assert "okura.function.collect: collect got " in log  # the function's own output
+    advance(node, 60)  # ends the metrics period
+    connection = http.client.HTTPConnection("127.0.0.1", node.port, timeout=10)
+    connection.request("GET", "/metrics")
+    text = connection.getresponse().read().decode()
+    connection.close()
+    assert 'aws_lambda_errors_sum{job="aws_lambda",instance="",function_name="sleepy",' \
+           'region="us-east-1"} 1.0' in text
+    assert "aws_lambda_iterator_age_maximum" in text
