@@ -44,6 +44,12 @@ def collect(event, context):
     return {"ok": context.aws_request_id}
 
 
+def slow(event, context):
+    import time
+    time.sleep(0.02)
+    _record(event)
+
+
 def fail_on_bad(event, context):
     _record(event)
     for record in event["Records"]:
