@@ -23,7 +23,16 @@ class InvokeApi(BaseHTTPRequestHandler):
 
     def do_POST(self):  # noqa: N802 - http.server's name
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        arn = body["Records"][0]["eventSourceARN"]
+        throttle = "/throttled/" in self.path and not any(
+            path == self.path and seen["Records"][0]["eventSourceARN"] == arn
+            for path, seen in self.received)
         self.received.append((self.path, body))
+        if throttle:  # the first call of function "throttled" for a stream is refused
+            self.send_response(429)
+            self.end_headers()
+            self.wfile.write(b'{"message": "Rate exceeded"}')
+            return
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.end_headers()
@@ -48,9 +57,11 @@ def out(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def node(clocked, tmp_path_factory, out, invoke_api):  # noqa: F811
-    extra = (f'\n[functions.remote]\nurl = "http://127.0.0.1:{invoke_api.server_port}"\n')
+    extra = "".join(f'\n[functions.{name}]\nurl = "http://127.0.0.1:{invoke_api.server_port}"\n'
+                    for name in ("remote", "throttled"))
     path = config(tmp_path_factory.mktemp("trigger-config"), out, extra)
-    return clocked("--config", path, "--trigger-interval", "0.05", "--log-level", "info")
+    return clocked("--config", path, "--trigger-interval", "0.05", "--log-level", "info",
+                   "--ttl-interval", "0.05")
 
 
 @pytest.fixture(scope="module")
@@ -230,18 +241,48 @@ def test_records_past_their_age_are_not_delivered(node, ddb, lam, out, tmp_path)
     assert "responseContext" not in record
 
 
-def test_http_and_command_functions_get_the_same_events(ddb, lam, out, invoke_api):
+def test_http_and_command_functions_get_the_same_events(node, ddb, lam, out, invoke_api):
     table, arn = stream_table(ddb)
-    for function in ("remote", "command"):
+    for function in ("remote", "command", "throttled"):
         lam.create_event_source_mapping(FunctionName=function, EventSourceArn=arn,
                                         StartingPosition="TRIM_HORIZON")
     put_many(ddb, table, [{"pk": {"S": f"k{i}"}} for i in range(5)])
     remote = wait_for(lambda: [body for path, body in InvokeApi.received
-                               if body["Records"][0]["eventSourceARN"] == arn])
-    assert InvokeApi.received[0][0] == "/2015-03-31/functions/remote/invocations"
+                               if path == "/2015-03-31/functions/remote/invocations"
+                               and body["Records"][0]["eventSourceARN"] == arn])
     wait_for(lambda: len(keys_delivered(out, table)) == 5)
     by_command = [r for e in events(out, table) for r in e["Records"]]
     assert [r for e in remote for r in e["Records"]] == by_command
+    # a throttled call is made again, and is no attempt: the records still arrive
+    throttled = wait_for(lambda: [body for path, body in InvokeApi.received
+                                  if "/throttled/" in path
+                                  and body["Records"][0]["eventSourceARN"] == arn][1:])
+    assert [r for e in throttled for r in e["Records"]] == by_command
+    assert 'aws_lambda_throttles_sum{job="aws_lambda",instance="",function_name="throttled",' \
+           'region="us-east-1"} 1.0' in metrics(node)
+
+
+def test_ttl_deletions_carry_lambdas_user_identity(node, ddb, lam, out):
+    table, _ = mapped(ddb, lam, "collect")
+    ddb.update_time_to_live(TableName=table, TimeToLiveSpecification={
+        "Enabled": True, "AttributeName": "expires"})
+    now = advance(node, 0)
+    put_many(ddb, table, [{"pk": {"S": "brief"}, "expires": {"N": str(int(now) + 5)}}])
+    advance(node, 10)
+    removed = wait_for(lambda: [r for e in events(out, table) for r in e["Records"]
+                                if r["eventName"] == "REMOVE"], what="the TTL deletion")
+    assert removed[0]["userIdentity"] == {"type": "Service",
+                                          "principalId": "dynamodb.amazonaws.com"}
+
+
+def metrics(node) -> str:
+    """The metrics page of the period the clock ends now."""
+    advance(node, 60)
+    connection = http.client.HTTPConnection("127.0.0.1", node.port, timeout=10)
+    connection.request("GET", "/metrics")
+    text = connection.getresponse().read().decode()
+    connection.close()
+    return text
 
 
 def test_timeouts_logs_and_metrics(node, ddb, lam, tmp_path):
@@ -251,14 +292,10 @@ def test_timeouts_logs_and_metrics(node, ddb, lam, tmp_path):
     put_many(ddb, table, [{"pk": {"S": "slow"}}])
     wait_for(lambda: os.path.exists(failures) and os.listdir(failures))
     log = node.log_text()
-    assert "sleepy (mapping " in log and "Sandbox.Timedout: Task timed out after 1.00 seconds" \
+    assert "sleepy (mapping " in log and "Sandbox.Timedout: Task timed out after 0.20 seconds" \
         in log
     assert "okura.function.collect: collect got " in log  # the function's own output
-    advance(node, 60)  # ends the metrics period
-    connection = http.client.HTTPConnection("127.0.0.1", node.port, timeout=10)
-    connection.request("GET", "/metrics")
-    text = connection.getresponse().read().decode()
-    connection.close()
+    text = metrics(node)
     assert 'aws_lambda_errors_sum{job="aws_lambda",instance="",function_name="sleepy",' \
            'region="us-east-1"} 1.0' in text
     assert "aws_lambda_iterator_age_maximum" in text

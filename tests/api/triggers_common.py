@@ -15,7 +15,7 @@ def config(tmp_path, out: str, extra: str = "") -> str:
     """The path of an okura.toml declaring the test functions, recording into `out`."""
     lines = []
     for name in HANDLERS:
-        timeout = 1 if name == "sleepy" else 10
+        timeout = 0.2 if name == "sleepy" else 10
         lines += [f"[functions.{name}]", f'handler = "trigger_handlers:{name}"',
                   f'code = "{HERE}"', f"timeout = {timeout}", f'environment = {{OUT = "{out}"}}',
                   ""]
