@@ -36,6 +36,15 @@ def main(argv: list[str] | None = None) -> None:
     serve.add_argument("--trigger-interval", type=float,
                        help="seconds between polls of an idle stream by its triggers "
                             "(default 0.25; docs/triggers.md)")
+    serve.add_argument("--s3-dir", metavar="DIR",
+                       help="S3 buckets of exports and imports as directories: bucket B is "
+                            "DIR/B (default <data-dir>/s3)")
+    serve.add_argument("--s3-endpoint", metavar="URL",
+                       help="keep export and import objects in this S3-compatible service "
+                            "instead (credentials from the usual AWS variables)")
+    serve.add_argument("--import-error-dir", metavar="DIR",
+                       help="where ImportTable logs the lines it could not import "
+                            "(default <data-dir>/import-errors)")
     serve.add_argument("--log-level", choices=["debug", "info", "warning", "error"])
     serve.add_argument("--config", default="okura.toml", help="settings file (default okura.toml)")
     args = vars(parser.parse_args(argv))

@@ -28,6 +28,9 @@ class Settings:
     functions: dict = field(default_factory=dict)
     event_source_mappings: list = field(default_factory=list)
     trigger_interval: float = 0.25    # seconds between polls of an idle stream
+    s3_dir: str = ""                  # S3 buckets for exports and imports (default <data-dir>/s3)
+    s3_endpoint: str = ""             # or an S3-compatible service's URL (boto3)
+    import_error_dir: str = ""        # import error logs (default <data-dir>/import-errors)
 
     def merged(self, **overrides) -> "Settings":
         given = {key: value for key, value in overrides.items() if value is not None}

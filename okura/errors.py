@@ -169,3 +169,35 @@ def backup_error(name: str, message: str) -> DynamoError:
 
 def backup_table_not_found(name: str) -> DynamoError:
     return backup_error("TableNotFoundException", f"Table not found: {name}")  # users' reports
+
+
+# Exports and imports. DynamoDB's messages for these are not documented: each is the
+# service model's description of the error (unverified).
+
+def point_in_time_recovery_unavailable(table_name: str) -> DynamoError:
+    return backup_error("PointInTimeRecoveryUnavailableException",
+                        f"Point in time recovery is not enabled for table '{table_name}'")
+
+
+def invalid_export_time(message: str) -> DynamoError:
+    return DynamoError(_DYNAMO + "InvalidExportTimeException", message)
+
+
+def export_conflict() -> DynamoError:
+    return DynamoError(_DYNAMO + "ExportConflictException",
+                       "There was a conflict when writing to the specified S3 bucket.")
+
+
+def export_not_found(arn: str) -> DynamoError:
+    return DynamoError(_DYNAMO + "ExportNotFoundException", f"Export not found: {arn}")
+
+
+def import_conflict() -> DynamoError:
+    return DynamoError(_DYNAMO + "ImportConflictException",
+                       "There was a conflict when importing from the specified S3 source. This "
+                       "can occur when the current import conflicts with a previous import "
+                       "request that had the same client token.")
+
+
+def import_not_found(arn: str) -> DynamoError:
+    return DynamoError(_DYNAMO + "ImportNotFoundException", f"Import not found: {arn}")

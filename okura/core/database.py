@@ -6,12 +6,16 @@ from okura.core.clock import Clock
 from okura.core.index_jobs import IndexJobs
 from okura.core.jobs import Runner
 from okura.core.metrics import Metrics
+from okura.core.transfer import exporter, importer  # noqa: F401 (their job kinds)
+from okura.core.transfer.jobs import Transfers
+from okura.core.transfer.objects import LocalStore, ObjectStore
 from okura.storage.engine import Engine
 
 
 class Database:
     def __init__(self, engine: Engine, account: str, status_delay: float = 0.0,
-                 clock: Clock | None = None, stream_retention: float = 86400.0):
+                 clock: Clock | None = None, stream_retention: float = 86400.0,
+                 s3: ObjectStore | None = None, import_errors: str = "import-errors"):
         self.engine = engine
         self.account = account
         self.status_delay = status_delay
@@ -23,6 +27,8 @@ class Database:
         self.jobs = Runner(self)  # background jobs (core/jobs.py): the server runs it
         self.catalog.changed = self.index_jobs.notice
         engine.watch_catalog(self.catalog.invalidate)
+        # S3 exports and imports: where the objects are, where bad import lines are logged
+        self.transfers = Transfers(s3 or LocalStore("s3"), import_errors)
 
     def status_until(self, now: float) -> float:
         """When a status change made at `now` ends. With no delay it has already ended,

@@ -156,13 +156,19 @@ class History:
                     last[at] = (hk, item_rk, size, doc, int.from_bytes(rk[:8], "big"))
         return last
 
+    async def written_until(self, db: Database, at: float) -> dict[bytes, tuple]:
+        """Per item written at or before `at` since the base, its last entry: {terminated
+        hk + rk: (hk, rk, size, doc, µs)} (what a reader paging the state as of `at` by
+        key, as an export does, lays over the base's rows)."""
+        return await self._folded(db, None, (micros(at) + 1).to_bytes(8, "big"))
+
     async def items_at(self, db: Database, at: float
                        ) -> AsyncIterator[list[tuple[bytes, bytes, int, bytes]]]:
         """The table as of `at` (every write at or before it), in chunks of (hk, rk,
         size, doc) rows as the table stores them; the base's rows in key order, then
         the items created since in key order. `at` must lie in the window and the base
         be ready (see `check_time`)."""
-        changed = await self._folded(db, None, (micros(at) + 1).to_bytes(8, "big"))
+        changed = await self.written_until(db, at)
         after: tuple[bytes, bytes] | None = None
         while True:
             async with db.engine.reader() as unit:

@@ -18,6 +18,8 @@ BACKUPS = _BASE - 5          # on-demand and system backups: one row per backup
 JOBS = _BASE - 6             # background jobs (backups, restores, ...): one row per job
 EVENT_SOURCE_MAPPINGS = _BASE - 7  # stream triggers: one row per event source mapping
 TRIGGER_CHECKPOINTS = _BASE - 8    # and where each has got to in its stream
+EXPORTS = _BASE - 9              # S3 exports: one row per export, its description and progress
+IMPORTS = _BASE - 10             # S3 imports: likewise
 
 
 def collections_of(table_id: int) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import os
 import signal
 from time import perf_counter
 from urllib.parse import urlsplit, urlunsplit
@@ -16,6 +17,7 @@ from okura.core.catalog import CatalogChanged
 from okura.core.clock import Clock
 from okura.core.database import Database
 from okura.core.history import keep as keep_histories
+from okura.core.transfer.objects import store_for
 from okura.core.ttl.sweeper import Sweeper
 from okura.access import identities
 from okura.access.guard import Guard
@@ -159,7 +161,10 @@ def storage_of(settings: Settings) -> str:
 
 async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     db = Database(make_engine(settings), settings.account_id, settings.status_delay,
-                  Clock(settings.clock_offset), settings.stream_retention)
+                  Clock(settings.clock_offset), settings.stream_retention,
+                  store_for(settings.s3_dir or os.path.join(settings.data_dir, "s3"),
+                            settings.s3_endpoint),
+                  settings.import_error_dir or os.path.join(settings.data_dir, "import-errors"))
     await db.open()
     if db.engine.shared:
         await db.clock.share(db.engine)

@@ -12,6 +12,8 @@ from okura.operations import (batch_execute_statement, batch_get_item, batch_wri
                               tags, transact_get_items, transact_write_items, update_item,
                               update_table, update_ttl)
 from okura.operations import describe_continuous_backups, update_continuous_backups
+from okura.operations import (describe_export, describe_import, export_table_to_point_in_time,
+                              import_table, list_exports, list_imports)
 from okura.operations.streams import (describe_stream, get_records, get_shard_iterator,
                                       list_streams)
 
@@ -49,6 +51,12 @@ _DYNAMODB_OPERATIONS: dict[str, Handler] = {
     "ExecuteTransaction": execute_transaction.handle,
     "UpdateContinuousBackups": update_continuous_backups.handle,
     "DescribeContinuousBackups": describe_continuous_backups.handle,
+    "ExportTableToPointInTime": export_table_to_point_in_time.handle,
+    "DescribeExport": describe_export.handle,
+    "ListExports": list_exports.handle,
+    "ImportTable": import_table.handle,
+    "DescribeImport": describe_import.handle,
+    "ListImports": list_imports.handle,
 }
 # DynamoDB Streams, on the same endpoint
 _STREAMS_OPERATIONS: dict[str, Handler] = {

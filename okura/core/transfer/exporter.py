@@ -1,0 +1,255 @@
+"""ExportTableToPointInTime's job: a table's items written to S3 in AWS's export layout
+(S3DataExport.Output in the developer guide), under `<S3Prefix>/AWSDynamoDB/<ExportId>/`:
+
+    _started                    empty, written first: the bucket is writable
+    data/<name>.json.gz         (.ion.gz for ION) gzipped lines, up to FILE_ITEMS each
+    manifest-files.json         JSON lines: itemCount, md5Checksum, etag, dataFileS3Key
+    manifest-files.checksum     the MD5 hex of manifest-files.json
+    manifest-summary.json       the export's summary (version 2020-06-30)
+    manifest-summary.checksum   the MD5 hex of manifest-summary.json
+
+A full export holds the table as of ExportTime, read from its point-in-time history
+(core.history: the base snapshot with the log's writes up to then laid over it), in key
+order; an incremental export holds each item written in [ExportFromTime, ExportToTime)
+once, with its image at the end of the window and, for NEW_AND_OLD_IMAGES, at its start,
+and its data files go to the shared `<S3Prefix>/AWSDynamoDB/data/` folder, as DynamoDB's
+do. Each step writes one data file and saves the key it reached, so a resumed job goes
+on from there; a data file's name derives from the export id and its position, so a step
+run again rewrites the same object. A full export with no item still writes one (empty)
+data file, as DynamoDB writes one per partition.
+"""
+from __future__ import annotations
+
+import asyncio
+import base64
+import gzip
+import hashlib
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING
+
+import orjson
+
+from okura.core import history as histories, spaces
+from okura.core.snapshots import TOMBSTONE
+from okura.core.transfer import formats, jobs
+from okura.core.transfer.objects import StoreError
+from okura.storage import keys
+from okura.values.sizes import item_size
+
+if TYPE_CHECKING:
+    from okura.core.database import Database
+    from okura.core.history import History
+
+FILE_ITEMS = 2000  # items per data file (one step); bounds a step's pause
+MANIFEST_VERSION = "2020-06-30"
+INCREMENTAL = "INCREMENTAL_EXPORT"
+
+Row = tuple[bytes, bytes, bytes]  # an item's hk, rk and the line written for it
+
+
+def iso(when: float) -> str:
+    """A manifest's time: 2020-11-04T07:28:34.028Z."""
+    moment = datetime.fromtimestamp(when, timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def _root(description: dict) -> str:
+    prefix = description.get("S3Prefix") or ""
+    return f"{prefix.rstrip('/')}/" * bool(prefix) + "AWSDynamoDB/"
+
+
+def folder(description: dict) -> str:
+    """The key prefix of the export's own objects."""
+    return _root(description) + description["ExportArn"].rpartition("/")[2] + "/"
+
+
+def _data_folder(description: dict) -> str:
+    if description.get("ExportType") == INCREMENTAL:
+        return _root(description) + "data/"
+    return folder(description) + "data/"
+
+
+def _file_name(description: dict, position: int) -> str:
+    digest = hashlib.sha256(f"{description['ExportArn']}/{position}".encode()).digest()
+    return base64.b32encode(digest).decode()[:26].lower()
+
+
+async def _put(db: Database, bucket: str, key: str, data: bytes) -> str:
+    return await asyncio.to_thread(db.transfers.store.put, bucket, key, data)
+
+
+async def _history(db: Database, record: dict) -> History | None:
+    """The table's history, or the one kept for it since it was deleted."""
+    table = await db.catalog.get(record["Region"], record["TableName"])
+    if table is not None and table.id == record["TableRowId"]:
+        return await histories.of_table(db, table)
+    kept = await histories.of_deleted(db, record["Region"], record["TableName"])
+    return kept if kept is not None and kept.doc["TableId"] == record["TableRowId"] else None
+
+
+def _position(after: list[str] | None) -> tuple[bytes, bytes] | None:
+    return None if after is None else (bytes.fromhex(after[0]), bytes.fromhex(after[1]))
+
+
+async def _full_page(db: Database, history: History, at: float, after: list[str] | None
+                     ) -> tuple[list[tuple[bytes, bytes, int, bytes]], list[str] | None]:
+    """Up to FILE_ITEMS of the table's items as of `at` after the key `after`, in key
+    order, and the key to go on from (None: none are left)."""
+    written = await history.written_until(db, at)
+    start = _position(after)
+    async with db.engine.reader() as unit:
+        base = await unit.scan(history.base, start, None, None, FILE_ITEMS)
+    lo = None if start is None else keys.terminated(start[0]) + start[1]
+    hi = None if len(base) < FILE_ITEMS else keys.terminated(base[-1][0]) + base[-1][1]
+    rows = {keys.terminated(hk) + rk: (hk, rk, size, doc) for hk, rk, size, doc in base}
+    for at_key, (hk, rk, size, doc, _) in written.items():
+        if (lo is None or at_key > lo) and (hi is None or at_key <= hi):
+            rows[at_key] = (hk, rk, size, doc)
+    chosen = [rows[key] for key in sorted(rows)[:FILE_ITEMS]]
+    if len(rows) > FILE_ITEMS or hi is not None:
+        last = chosen[-1]
+        reached: list[str] | None = [last[0].hex(), last[1].hex()]
+    else:
+        reached = None
+    return [row for row in chosen if row[3][:1] != TOMBSTONE], reached
+
+
+async def _incremental_page(db: Database, history: History, description: dict,
+                            after: list[str] | None) -> tuple[list[bytes], int, list[str] | None]:
+    """The lines of up to FILE_ITEMS items written in the window after the key `after`,
+    their billed size, and the key to go on from (None: none are left)."""
+    spec = description["IncrementalExportSpecification"]
+    fmt = description["ExportFormat"]
+    both = spec.get("ExportViewType") == "NEW_AND_OLD_IMAGES"
+    start = _position(after)
+    lo = None if start is None else keys.terminated(start[0]) + start[1]
+    lines: list[bytes] = []
+    size = 0
+    seen = 0
+    last = (b"", b"")
+    async for change in history.changes(db, spec["ExportFromTime"], spec["ExportToTime"]):
+        hk, rk = history.locate(change.key)
+        at_key = keys.terminated(hk) + rk
+        if lo is not None and at_key <= lo:
+            continue
+        if seen == FILE_ITEMS:
+            return lines, size, [last[0].hex(), last[1].hex()]
+        seen += 1
+        last = (hk, rk)
+        if change.old is None and change.new is None:
+            continue  # created and deleted within the window: nothing to say
+        new = None if change.new is None else orjson.loads(change.new)
+        old = None if change.old is None or not both else orjson.loads(change.old)
+        lines.append(formats.change_line(change.micros, change.key, new, old, fmt))
+        size += item_size(new if new is not None else orjson.loads(change.old or b"{}"))
+    return lines, size, None
+
+
+@jobs.runs(spaces.EXPORTS, lambda record: record.get("Items", 0))
+async def step(db: Database, record: dict) -> bool:
+    description = record["Description"]
+    bucket = description["S3Bucket"]
+    now = db.clock.now
+    going = True
+    try:
+        if not record.get("Started"):
+            await _put(db, bucket, folder(description) + "_started", b"")
+            record["Started"] = True
+        history = await _history(db, record)
+        if history is None:
+            jobs.end(spaces.EXPORTS, record, jobs.FAILED, now(), "PointInTimeRecoveryUnavailable",
+                     "Point in time recovery was disabled during the export")  # unverified
+            going = False
+        elif not history.ready:
+            return True  # its base snapshot is still being taken: wait for it
+        else:
+            going = await _next_file(db, record, history)
+    except StoreError as failure:
+        jobs.end(spaces.EXPORTS, record, jobs.FAILED, now(), failure.code, failure.message)
+        going = False
+    await jobs.save(db, spaces.EXPORTS, record)
+    return going
+
+
+async def _next_file(db: Database, record: dict, history: History) -> bool:
+    """Write the next data file; finish the export after the last."""
+    description = record["Description"]
+    files = record.setdefault("Files", [])
+    if description.get("ExportType") == INCREMENTAL:
+        lines, size, reached = await _incremental_page(db, history, description,
+                                                       record.get("After"))
+        if lines:
+            await _write_data(db, record, lines, size)
+    else:
+        rows, reached = await _full_page(db, history, description["ExportTime"],
+                                         record.get("After"))
+        fmt = description["ExportFormat"]
+        if rows or not files:
+            await _write_data(db, record, [formats.item_line(orjson.loads(doc), fmt)
+                                           for _, _, _, doc in rows],
+                              sum(size for _, _, size, _ in rows))
+    record["After"] = reached
+    if reached is None:
+        await _finish(db, record)
+        return False
+    return True
+
+
+async def _write_data(db: Database, record: dict, lines: list[bytes], size: int) -> None:
+    description = record["Description"]
+    files = record.setdefault("Files", [])
+    data = gzip.compress(b"".join(lines), mtime=0)
+    key = (_data_folder(description) + _file_name(description, len(files))
+           + formats.EXTENSIONS[description["ExportFormat"]])
+    etag = await _put(db, description["S3Bucket"], key, data)
+    files.append({"itemCount": len(lines),
+                  "md5Checksum": base64.b64encode(hashlib.md5(data).digest()).decode(),
+                  "etag": etag, "dataFileS3Key": key})
+    record["Items"] = record.get("Items", 0) + len(lines)
+    record["Bytes"] = record.get("Bytes", 0) + size
+
+
+async def _finish(db: Database, record: dict) -> None:
+    """The manifests, then the job COMPLETED with its counts."""
+    description = record["Description"]
+    bucket = description["S3Bucket"]
+    base = folder(description)
+    end = db.clock.now()
+    files = b"".join(orjson.dumps(entry) + b"\n" for entry in record["Files"])
+    await _put(db, bucket, base + "manifest-files.json", files)
+    await _put(db, bucket, base + "manifest-files.checksum",
+               hashlib.md5(files).hexdigest().encode())
+    summary = {
+        "version": MANIFEST_VERSION,
+        "exportArn": description["ExportArn"],
+        "startTime": iso(description["StartTime"]),
+        "endTime": iso(end),
+        "tableArn": description["TableArn"],
+        "tableId": description["TableId"],
+    }
+    incremental = description.get("IncrementalExportSpecification")
+    if description.get("ExportType") == INCREMENTAL:
+        summary.update(exportFromTime=iso(incremental["ExportFromTime"]),
+                       exportToTime=iso(incremental["ExportToTime"]))
+    else:
+        summary["exportTime"] = iso(description["ExportTime"])
+    summary.update({
+        "s3Bucket": bucket,
+        "s3Prefix": description.get("S3Prefix"),
+        "s3SseAlgorithm": description.get("S3SseAlgorithm"),
+        "s3SseKmsKeyId": description.get("S3SseKmsKeyId"),
+        "manifestFilesS3Key": base + "manifest-files.json",
+        "billedSizeBytes": record.get("Bytes", 0),
+        "itemCount": record.get("Items", 0),
+        "outputFormat": description["ExportFormat"],
+    })
+    if description.get("ExportType") == INCREMENTAL:
+        summary.update(exportType=INCREMENTAL, outputView=incremental["ExportViewType"])
+    raw = orjson.dumps(summary)
+    await _put(db, bucket, base + "manifest-summary.json", raw)
+    await _put(db, bucket, base + "manifest-summary.checksum",
+               hashlib.md5(raw).hexdigest().encode())
+    description.update(ExportManifest=base + "manifest-summary.json",
+                       ItemCount=record.get("Items", 0),
+                       BilledSizeBytes=record.get("Bytes", 0))
+    jobs.end(spaces.EXPORTS, record, jobs.COMPLETED, end)

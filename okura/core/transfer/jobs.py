@@ -1,0 +1,99 @@
+"""Export and import jobs: their records, run as core.jobs background jobs.
+
+Each export or import is one row in the EXPORTS or IMPORTS row space, keyed by its ARN:
+its Describe document ("Description", DynamoDB's ExportDescription /
+ImportTableDescription with times as epoch seconds) and its progress, saved after every
+step (a data file written, a chunk of lines imported); the row stays when the job ends,
+for Describe and List. The work runs as a core.jobs job (kinds "export" and "import",
+state: the ARN), so it goes in bounded steps off the request path, under a lease, and
+resumes from the last saved step after a restart or on another node.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Awaitable, Callable
+
+import orjson
+
+from okura.core import jobs as background, spaces
+from okura.core.transfer.objects import ObjectStore
+from okura.storage.engine import doc_of
+
+if TYPE_CHECKING:
+    from okura.core.database import Database
+
+IN_PROGRESS, COMPLETED, FAILED, CANCELLED = "IN_PROGRESS", "COMPLETED", "FAILED", "CANCELLED"
+_ARN = {spaces.EXPORTS: "ExportArn", spaces.IMPORTS: "ImportArn"}
+_STATUS = {spaces.EXPORTS: "ExportStatus", spaces.IMPORTS: "ImportStatus"}
+_KIND = {spaces.EXPORTS: "export", spaces.IMPORTS: "import"}
+
+# A kind's step: one bounded piece of work on the record, which it saves; False once
+# the job has ended.
+Step = Callable[["Database", dict], Awaitable[bool]]
+
+
+class Transfers:
+    """Where export and import objects are (`store`) and where import errors are logged."""
+
+    def __init__(self, store: ObjectStore, error_logs: str) -> None:
+        self.store = store
+        self.error_logs = error_logs
+
+
+async def start(db: Database, space: int, record: dict) -> None:
+    """Record a new job and set it running."""
+    arn = record["Description"][_ARN[space]]
+    async with db.engine.transaction() as unit:
+        await unit.put(space, arn.encode(), b"", 0, orjson.dumps(record))
+    await background.submit(db, _KIND[space], {"Arn": arn})
+
+
+async def load(db: Database, space: int, arn: str) -> dict | None:
+    async with db.engine.reader() as unit:
+        raw = doc_of(await unit.get(space, arn.encode(), b""))
+    return None if raw is None else orjson.loads(raw)
+
+
+async def save(db: Database, space: int, record: dict) -> None:
+    arn = record["Description"][_ARN[space]]
+    async with db.engine.transaction() as unit:
+        await unit.put(space, arn.encode(), b"", 0, orjson.dumps(record))
+
+
+async def every(db: Database, space: int) -> list[dict]:
+    """Every record of the space, in ARN order."""
+    found: list[dict] = []
+    after = None
+    async with db.engine.reader() as unit:
+        while True:
+            rows = await unit.scan(space, after, None, None, 500)
+            found.extend(orjson.loads(doc) for _, _, _, doc in rows)
+            if len(rows) < 500:
+                return found
+            after = (rows[-1][0], rows[-1][1])
+
+
+def end(space: int, record: dict, outcome: str, now: float, code: str = "",
+        message: str = "") -> None:
+    """Mark a job ended (COMPLETED, FAILED with its code and message, CANCELLED)."""
+    description = record["Description"]
+    description[_STATUS[space]] = outcome
+    description["EndTime"] = now
+    if code:
+        description["FailureCode"] = code
+        description["FailureMessage"] = message
+
+
+def runs(space: int, done: Callable[[dict], int]) -> Callable[[Step], Step]:
+    """Register a step as the core.jobs kind of the space's jobs; `done(record)` is the
+    progress the runner logs."""
+    def register(step: Step) -> Step:
+        async def run(db: Database, state: dict) -> dict | None:
+            record = await load(db, space, state["Arn"])
+            if record is None or record["Description"][_STATUS[space]] != IN_PROGRESS:
+                return None
+            if not await step(db, record):
+                return None
+            return dict(state, Done=done(record))
+        background.kind(_KIND[space])(run)
+        return step
+    return register

@@ -1,0 +1,59 @@
+"""ImportTable: create a table (with its global secondary indexes) and start a job that
+fills it from S3 objects in CSV, DynamoDB JSON or Ion, uncompressed, GZIP or ZSTD;
+answers at once with the import's description, IN_PROGRESS. The table stays CREATING,
+not served, until the job (core.transfer.importer) ends."""
+from __future__ import annotations
+
+from okura import errors, shapes
+from okura.core import spaces
+from okura.core.context import Context
+from okura.core import jobs as background
+from okura.core.transfer import jobs
+from okura.operations import create_table  # the one set of rules for a new table
+from okura.operations.shared import transfer_jobs
+
+# A CREATING table is served from its StatusUntil on: an importing table from when its
+# import ends, which sets it (far in the future until then, as a JSON number).
+UNTIL_IMPORTED = 1e15
+LOG_GROUP = "/aws-dynamodb/imports"  # where DynamoDB logs import errors (CloudWatch)
+
+
+async def handle(ctx: Context, body: dict) -> dict:
+    shapes.check("ImportTable", body)
+    earlier = await transfer_jobs.with_token(ctx, spaces.IMPORTS, body, errors.import_conflict)
+    if earlier is not None:
+        return {"ImportTableDescription": earlier["Description"]}
+    parameters = body["TableCreationParameters"]
+    doc = create_table.table_document(ctx, parameters)
+    doc["StatusUntil"] = UNTIL_IMPORTED
+    db = ctx.db
+    table = await db.catalog.create(ctx.region, doc)
+    if table is None:
+        raise errors.resource_in_use(f"Table already exists: {doc['TableName']}")  # unverified
+    now = db.clock.now()
+    arn = f"{table.arn}/import/{background.fresh_id(now)}"
+    description = {
+        "ImportArn": arn,
+        "ImportStatus": jobs.IN_PROGRESS,
+        "TableArn": table.arn,
+        "TableId": doc["TableId"],
+        "S3BucketSource": body["S3BucketSource"],
+        "ErrorCount": 0,
+        "CloudWatchLogGroupArn": f"arn:aws:logs:{ctx.region}:{db.account}:log-group:"
+                                 f"{LOG_GROUP}:*",
+        "InputFormat": body["InputFormat"],
+        "InputCompressionType": body.get("InputCompressionType") or "NONE",
+        "TableCreationParameters": parameters,
+        "StartTime": now,
+        "ProcessedSizeBytes": 0,
+        "ProcessedItemCount": 0,
+        "ImportedItemCount": 0,
+    }
+    for member in ("ClientToken", "InputFormatOptions"):
+        if body.get(member) is not None:
+            description[member] = body[member]
+    record = {"Region": ctx.region, "TableName": table.name, "TableRowId": table.id,
+              "Request": transfer_jobs.request_digest(body), "Description": description,
+              "Keys": None, "File": 0, "Line": 0}
+    await jobs.start(db, spaces.IMPORTS, record)
+    return {"ImportTableDescription": description}

@@ -1,0 +1,72 @@
+"""What the export and import operations share: finding a job by ARN, by client token,
+and listing jobs a page at a time."""
+from __future__ import annotations
+
+import orjson
+
+from okura import errors
+from okura.core.context import Context
+from okura.core.transfer import jobs
+
+TOKEN_LIFE = 8 * 3600  # seconds a ClientToken stays bound to its request (API reference)
+
+
+def request_digest(body: dict) -> str:
+    """The request as a ClientToken binds it: every member but the token."""
+    return orjson.dumps({k: v for k, v in body.items() if k != "ClientToken"},
+                        option=orjson.OPT_SORT_KEYS).decode()
+
+
+async def in_region(ctx: Context, space: int) -> list[dict]:
+    """The region's jobs of one kind, oldest first."""
+    records = [record for record in await jobs.every(ctx.db, space)
+               if record["Region"] == ctx.region]
+    records.sort(key=lambda record: record["Description"]["StartTime"])
+    return records
+
+
+async def listed(ctx: Context, space: int, table_arn: str | None) -> list[dict]:
+    """The region's jobs of one kind (of one table, given its ARN), oldest first."""
+    records = await in_region(ctx, space)
+    if table_arn is None:
+        return records
+    return [record for record in records if record["Description"]["TableArn"] == table_arn]
+
+
+async def described(ctx: Context, space: int, arn: str, not_found) -> dict:
+    """The description of the job `arn` of the request's region; `not_found(arn)` if none."""
+    record = await jobs.load(ctx.db, space, arn)
+    if record is None or record["Region"] != ctx.region:
+        raise not_found(arn)
+    return record["Description"]
+
+
+async def with_token(ctx: Context, space: int, body: dict, conflict) -> dict | None:
+    """The job an earlier request with this ClientToken started within the last 8 hours,
+    if it asked for the same; `conflict()` if it asked for something else."""
+    token = body.get("ClientToken")
+    if token is None:
+        return None
+    now = ctx.db.clock.now()
+    for record in await in_region(ctx, space):
+        if (record["Description"].get("ClientToken") == token
+                and now - record["Description"]["StartTime"] < TOKEN_LIFE):
+            if record["Request"] != request_digest(body):
+                raise conflict()
+            return record
+    return None
+
+
+def page(records: list[dict], after: str | None, limit: int, arn_member: str
+         ) -> tuple[list[dict], str | None]:
+    """Up to `limit` records after the one whose ARN is `after`; and the ARN to go on
+    from, if more follow."""
+    start = 0
+    if after is not None:
+        arns = [record["Description"][arn_member] for record in records]
+        if after not in arns:
+            raise errors.validation("Invalid NextToken")  # unverified
+        start = arns.index(after) + 1
+    chosen = records[start:start + limit]
+    more = start + limit < len(records)
+    return chosen, chosen[-1]["Description"][arn_member] if more and chosen else None

@@ -1,0 +1,80 @@
+"""Export and import jobs survive their server: killed mid-job (kill -9), a server
+restarted on the same data resumes each from its last saved step and finishes it, once
+the dead process's lease on the job has run out (the clock is moved past it)."""
+from __future__ import annotations
+
+import json
+import signal
+
+import pytest
+
+from conftest import Server, unique_name
+from test_clock import advance
+from transfer_common import BUCKET, data_lines, pitr, wait_export, wait_import
+
+LINES = 5000  # 5 import steps and 3 export steps: a kill right after the reply lands mid-job
+LEASE_TIME = 10  # seconds: core.transfer.jobs.LEASE_TIME
+KEYS = {"KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+        "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+        "BillingMode": "PAY_PER_REQUEST"}
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def restartable(request, tmp_path):
+    """A function starting a server (again) on the same data and buckets."""
+    (tmp_path / "s3" / BUCKET).mkdir(parents=True)
+    extra = ["--s3-dir", str(tmp_path / "s3"), "--import-error-dir", str(tmp_path / "errors")]
+    if request.param == "postgres":
+        url = request.getfixturevalue("postgres_url")
+        return lambda: Server("--postgres", url, *extra), tmp_path
+    return lambda: Server(*extra, data_dir=str(tmp_path / "data")), tmp_path
+
+
+def _restarted(start, server, status_of, moved: float) -> Server:
+    """Kill `server` mid-job and start another on its data: the job is still IN_PROGRESS,
+    its lease held by the dead process until the clock moves `moved` seconds on."""
+    server.stop(signal.SIGKILL)
+    server = start()
+    assert status_of(server.client()) == "IN_PROGRESS"
+    advance(server, moved)
+    return server
+
+
+def test_jobs_resume_after_a_crash(restartable):
+    start, root = restartable
+    source = root / "s3" / BUCKET / "src" / "items.json"
+    source.parent.mkdir()
+    source.write_bytes(b"\n".join(json.dumps({"Item": {"pk": {"S": f"k{i}"}}}).encode()
+                                  for i in range(LINES)))
+    name = unique_name()
+    server = start()
+    try:
+        ddb = server.client()
+        arn = ddb.import_table(S3BucketSource={"S3Bucket": BUCKET, "S3KeyPrefix": "src/"},
+                               InputFormat="DYNAMODB_JSON",
+                               TableCreationParameters={"TableName": name, **KEYS}
+                               )["ImportTableDescription"]["ImportArn"]
+        server = _restarted(start, server, lambda ddb: ddb.describe_import(ImportArn=arn)[
+            "ImportTableDescription"]["ImportStatus"], LEASE_TIME + 1)
+        ddb = server.client()
+        done = wait_import(ddb, arn)
+        assert (done["ImportStatus"], done["ProcessedItemCount"], done["ImportedItemCount"],
+                done["ErrorCount"]) == ("COMPLETED", LINES, LINES, 0)
+        table = ddb.describe_table(TableName=name)["Table"]
+        assert table["TableStatus"] == "ACTIVE" and table["ItemCount"] == LINES
+        pitr(ddb, name)
+        export = ddb.export_table_to_point_in_time(TableArn=table["TableArn"], S3Bucket=BUCKET
+                                                   )["ExportDescription"]["ExportArn"]
+        # SQLite keeps no clock offset over a restart, and the killed server had moved
+        # its clock: its lease runs out that much later
+        server = _restarted(start, server, lambda ddb: ddb.describe_export(ExportArn=export)[
+            "ExportDescription"]["ExportStatus"], 2 * (LEASE_TIME + 1))
+        ddb = server.client()
+        done = wait_export(ddb, export)
+        assert (done["ExportStatus"], done["ItemCount"]) == ("COMPLETED", LINES)
+        lines = data_lines(root, done)
+        assert len(lines) == LINES
+        assert {json.loads(line)["Item"]["pk"]["S"] for line in lines} == {
+            f"k{i}" for i in range(LINES)}
+    finally:
+        server.stop()

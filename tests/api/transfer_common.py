@@ -1,0 +1,75 @@
+"""What the export and import tests share: servers whose S3 buckets are directories of
+a test's own, and waiting for a job to end."""
+from __future__ import annotations
+
+import gzip
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import BACKENDS, Server
+
+BUCKET = "bucket-one"
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def s3_server(request, tmp_path_factory):
+    """(server, its bucket directory root): a server per backend keeping S3 buckets under
+    a directory of its own, with bucket BUCKET made."""
+    root = tmp_path_factory.mktemp(f"s3-{request.param}")
+    (root / "s3" / BUCKET).mkdir(parents=True)
+    extra = ("--s3-dir", str(root / "s3"), "--import-error-dir", str(root / "errors"))
+    if request.param == "postgres":
+        instance = Server("--postgres", request.getfixturevalue("postgres_url"), *extra)
+    elif request.param == "memory":
+        instance = Server(*extra)
+    else:
+        instance = Server(*extra, data_dir=str(root / "data"))
+    yield instance, root
+    instance.stop()
+
+
+def pitr(ddb, table: str) -> None:
+    """Turn point-in-time recovery on (exports read the table's history)."""
+    ddb.update_continuous_backups(TableName=table, PointInTimeRecoverySpecification={
+        "PointInTimeRecoveryEnabled": True})
+
+
+def _wait(describe, status: str, timeout: float) -> dict:
+    """The description once the job is no longer IN_PROGRESS (a background job: there is
+    no clock to move, so this polls)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        description = describe()
+        if description[status] != "IN_PROGRESS" or time.monotonic() > deadline:
+            return description
+        time.sleep(0.02)
+
+
+def wait_export(ddb, arn: str, timeout: float = 30.0) -> dict:
+    return _wait(lambda: ddb.describe_export(ExportArn=arn)["ExportDescription"],
+                 "ExportStatus", timeout)
+
+
+def wait_import(ddb, arn: str, timeout: float = 30.0) -> dict:
+    return _wait(lambda: ddb.describe_import(ImportArn=arn)["ImportTableDescription"],
+                 "ImportStatus", timeout)
+
+
+def export_files(root: Path, description: dict) -> Path:
+    """The directory of an export's own objects."""
+    return root / "s3" / description["S3Bucket"] / description["ExportManifest"].rpartition("/")[0]
+
+
+def data_lines(root: Path, description: dict) -> list[bytes]:
+    """Every line of an export's data files, as listed in its manifest."""
+    folder = export_files(root, description)
+    found = []
+    for line in (folder / "manifest-files.json").read_bytes().splitlines():
+        entry = json.loads(line)
+        data = gzip.decompress((root / "s3" / description["S3Bucket"]
+                                / entry["dataFileS3Key"]).read_bytes())
+        found.extend(data.splitlines())
+    return found
