@@ -188,6 +188,13 @@ def _on_arn(action: str, member: str, facts: Callable[[dict], dict] | None = Non
     return lambda d, body: d.on_arn(action, body.get(member), facts(body) if facts else None)
 
 
+async def _imported_table(d: Demands, body: dict) -> None:
+    """ImportTable: a check of the table it creates."""
+    parameters = body.get("TableCreationParameters")
+    if type(parameters) is dict:
+        await d.on_table("ImportTable", parameters)
+
+
 async def _anything(d: Demands, action: str) -> None:
     d.add(action, "*", {})
 
@@ -224,6 +231,10 @@ _BUILDERS: dict[str, Builder] = {
     "DescribeStream": _on_arn("DescribeStream", "StreamArn"),
     "GetShardIterator": _on_arn("GetShardIterator", "StreamArn"),
     "GetRecords": _stream_records,
+    "ExportTableToPointInTime": _on_arn("ExportTableToPointInTime", "TableArn"),
+    "DescribeExport": _on_arn("DescribeExport", "ExportArn"),
+    "ImportTable": _imported_table,
+    "DescribeImport": _on_arn("DescribeImport", "ImportArn"),
 }
 
 
@@ -231,7 +242,8 @@ async def demands_of(ctx: Context, operation: str, body: dict) -> list[Demand]:
     """Every check the request needs (operations on no resource: one on "*")."""
     d = Demands(ctx)
     builder = _BUILDERS.get(operation)
-    if builder is None:  # ListTables, DescribeLimits, DescribeEndpoints, ListStreams
+    if builder is None:  # ListTables, DescribeLimits, DescribeEndpoints, ListStreams,
+        # ListExports, ListImports
         await _anything(d, operation)
     else:
         await builder(d, body)
