@@ -13,8 +13,8 @@ from amazon.ion import simpleion
 
 from conftest import unique_name
 from items_common import fails
-from transfer_common import (BUCKET, data_lines, export_files, pitr, s3_server,  # noqa: F401
-                             wait_export)
+from transfer_common import (BUCKET, data_lines, export_files, own_database,  # noqa: F401
+                             pitr, s3_server, wait_export)
 
 ITEMS = [
     {"pk": {"S": "a"}, "n": {"N": "600"}, "d": {"N": "-1.5"}, "s": {"S": "text"},

@@ -11,7 +11,8 @@ import zstandard
 
 from conftest import unique_name
 from items_common import fails
-from transfer_common import BUCKET, pitr, s3_server, wait_export, wait_import  # noqa: F401
+from transfer_common import (BUCKET, own_database, pitr, s3_server,  # noqa: F401
+                             wait_export, wait_import)
 
 KEYS = {"KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"},
                       {"AttributeName": "sk", "KeyType": "RANGE"}],

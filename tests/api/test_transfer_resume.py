@@ -10,7 +10,8 @@ import pytest
 
 from conftest import Server, unique_name
 from test_clock import advance
-from transfer_common import BUCKET, data_lines, pitr, wait_export, wait_import
+from transfer_common import (BUCKET, data_lines, own_database, pitr,  # noqa: F401
+                             wait_export, wait_import)
 
 LINES = 5000  # 5 import steps and 3 export steps: a kill right after the reply lands mid-job
 LEASE_TIME = 10  # seconds: core.transfer.jobs.LEASE_TIME
@@ -25,7 +26,7 @@ def restartable(request, tmp_path):
     (tmp_path / "s3" / BUCKET).mkdir(parents=True)
     extra = ["--s3-dir", str(tmp_path / "s3"), "--import-error-dir", str(tmp_path / "errors")]
     if request.param == "postgres":
-        url = request.getfixturevalue("postgres_url")
+        url = request.getfixturevalue("own_database")
         return lambda: Server("--postgres", url, *extra), tmp_path
     return lambda: Server(*extra, data_dir=str(tmp_path / "data")), tmp_path
 

@@ -2,16 +2,30 @@
 a test's own, and waiting for a job to end."""
 from __future__ import annotations
 
+import asyncio
 import gzip
 import json
 import time
+import uuid
 from pathlib import Path
 
 import pytest
 
-from conftest import BACKENDS, Server
+from conftest import BACKENDS, Server, _create_database, _drop_database
 
 BUCKET = "bucket-one"
+
+
+@pytest.fixture(scope="module")
+def own_database():
+    """A PostgreSQL database of the module's own: every node on a database works its
+    export and import jobs, so one with other buckets must not share it."""
+    name = f"okura_test_{uuid.uuid4().hex[:12]}"
+    url = asyncio.run(_create_database(name))
+    if url is None:
+        pytest.skip("no PostgreSQL server on 127.0.0.1:5432")
+    yield url
+    asyncio.run(_drop_database(name))
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
@@ -22,7 +36,7 @@ def s3_server(request, tmp_path_factory):
     (root / "s3" / BUCKET).mkdir(parents=True)
     extra = ("--s3-dir", str(root / "s3"), "--import-error-dir", str(root / "errors"))
     if request.param == "postgres":
-        instance = Server("--postgres", request.getfixturevalue("postgres_url"), *extra)
+        instance = Server("--postgres", request.getfixturevalue("own_database"), *extra)
     elif request.param == "memory":
         instance = Server(*extra)
     else:
