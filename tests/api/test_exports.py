@@ -121,21 +121,7 @@ def test_export_of_an_empty_table_writes_one_empty_data_file(ddb, s3_server):
     assert data_lines(s3_server[1], done) == []
 
 
-def test_export_of_many_items_spans_data_files(ddb, s3_server):
-    arn = _table(ddb, s3_server[0], items=[])
-    name = arn.rpartition("/")[2]
-    for start in range(0, 2600, 25):
-        ddb.batch_write_item(RequestItems={name: [
-            {"PutRequest": {"Item": {"pk": {"S": f"k{i}"}}}} for i in range(start, start + 25)]})
-    done = _export(ddb, arn)
-    assert done["ItemCount"] == 2600
-    folder = export_files(s3_server[1], done)
-    assert len((folder / "manifest-files.json").read_bytes().splitlines()) == 2
-    keys = {json.loads(line)["Item"]["pk"]["S"] for line in data_lines(s3_server[1], done)}
-    assert keys == {f"k{i}" for i in range(2600)}
-
-
-def test_export_to_a_missing_bucketfails(ddb, s3_server):
+def test_export_to_a_missing_bucket_fails(ddb, s3_server):
     started = ddb.export_table_to_point_in_time(TableArn=_table(ddb, s3_server[0]),
                                                 S3Bucket="no-such-bucket")
     done = wait_export(ddb, started["ExportDescription"]["ExportArn"])
@@ -145,7 +131,7 @@ def test_export_to_a_missing_bucketfails(ddb, s3_server):
     assert "EndTime" in done
 
 
-def test_export_to_a_bucket_that_cannot_be_writtenfails(ddb, s3_server):
+def test_export_to_a_bucket_that_cannot_be_written_fails(ddb, s3_server):
     root = s3_server[1]
     # an object key that would need a directory where a file is: the write fails
     (root / "s3" / BUCKET / "blocked").write_bytes(b"")

@@ -10,10 +10,11 @@ import pytest
 
 from conftest import Server, unique_name
 from test_clock import advance
-from transfer_common import (BUCKET, data_lines, own_database, pitr,  # noqa: F401
-                             wait_export, wait_import)
+from transfer_common import (BUCKET, data_lines, export_files, own_database,  # noqa: F401
+                             pitr, wait_export, wait_import)
 
-LINES = 5000  # 5 import steps and 3 export steps: a kill right after the reply lands mid-job
+LINES = 3000  # 3 import steps, 2 export steps (data files): a kill right after the reply
+# lands mid-job
 LEASE_TIME = 10  # seconds: core.transfer.jobs.LEASE_TIME
 KEYS = {"KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
         "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
@@ -73,6 +74,8 @@ def test_jobs_resume_after_a_crash(restartable):
         ddb = server.client()
         done = wait_export(ddb, export)
         assert (done["ExportStatus"], done["ItemCount"]) == ("COMPLETED", LINES)
+        manifest = (export_files(root, done) / "manifest-files.json").read_bytes()
+        assert len(manifest.splitlines()) == 2  # 2,000 items a data file
         lines = data_lines(root, done)
         assert len(lines) == LINES
         assert {json.loads(line)["Item"]["pk"]["S"] for line in lines} == {
