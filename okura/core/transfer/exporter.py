@@ -115,34 +115,41 @@ async def _full_page(db: Database, history: History, at: float, after: list[str]
 
 
 async def _incremental_page(db: Database, history: History, description: dict,
-                            after: list[str] | None) -> tuple[list[bytes], int, list[str] | None]:
-    """The lines of up to FILE_ITEMS items written in the window after the key `after`,
-    their billed size, and the key to go on from (None: none are left)."""
+                            after: list[str] | None) -> tuple[list[tuple], list[str] | None]:
+    """Up to FILE_ITEMS items written in the window after the key `after`, as
+    (µs, key, new image, old image or None) for change_line, and the key to go on from
+    (None: none are left)."""
     spec = description["IncrementalExportSpecification"]
-    fmt = description["ExportFormat"]
     both = spec.get("ExportViewType") == "NEW_AND_OLD_IMAGES"
     start = _position(after)
     lo = None if start is None else keys.terminated(start[0]) + start[1]
-    lines: list[bytes] = []
-    size = 0
+    found: list[tuple] = []
     seen = 0
     last = (b"", b"")
     async for change in history.changes(db, spec["ExportFromTime"], spec["ExportToTime"]):
         hk, rk = history.locate(change.key)
-        at_key = keys.terminated(hk) + rk
-        if lo is not None and at_key <= lo:
+        if lo is not None and keys.terminated(hk) + rk <= lo:
             continue
         if seen == FILE_ITEMS:
-            return lines, size, [last[0].hex(), last[1].hex()]
+            return found, [last[0].hex(), last[1].hex()]
         seen += 1
         last = (hk, rk)
         if change.old is None and change.new is None:
             continue  # created and deleted within the window: nothing to say
         new = None if change.new is None else orjson.loads(change.new)
-        old = None if change.old is None or not both else orjson.loads(change.old)
-        lines.append(formats.change_line(change.micros, change.key, new, old, fmt))
-        size += item_size(new if new is not None else orjson.loads(change.old or b"{}"))
-    return lines, size, None
+        old = None if change.old is None else orjson.loads(change.old)
+        billed = item_size(new if new is not None else orjson.loads(change.old or b"{}"))
+        found.append((change.micros, change.key, new, old if both else None, billed))
+    return found, None
+
+
+def _change_lines(changes: list[tuple], fmt: str) -> list[bytes]:
+    return [formats.change_line(micros, key, new, old, fmt)
+            for micros, key, new, old, _ in changes]
+
+
+def _item_lines(rows: list[tuple[bytes, bytes, int, bytes]], fmt: str) -> list[bytes]:
+    return [formats.item_line(orjson.loads(doc), fmt) for _, _, _, doc in rows]
 
 
 @jobs.runs(spaces.EXPORTS, lambda record: record.get("Items", 0))
@@ -175,18 +182,20 @@ async def _next_file(db: Database, record: dict, history: History) -> bool:
     """Write the next data file; finish the export after the last."""
     description = record["Description"]
     files = record.setdefault("Files", [])
+    fmt = description["ExportFormat"]
+    # Lines are encoded in a thread (Ion's encoder takes ~0.1 ms an item): the event
+    # loop keeps serving meanwhile.
     if description.get("ExportType") == INCREMENTAL:
-        lines, size, reached = await _incremental_page(db, history, description,
-                                                       record.get("After"))
-        if lines:
-            await _write_data(db, record, lines, size)
+        changes, reached = await _incremental_page(db, history, description,
+                                                   record.get("After"))
+        if changes:
+            await _write_data(db, record, await asyncio.to_thread(_change_lines, changes, fmt),
+                              sum(change[4] for change in changes))
     else:
         rows, reached = await _full_page(db, history, description["ExportTime"],
                                          record.get("After"))
-        fmt = description["ExportFormat"]
         if rows or not files:
-            await _write_data(db, record, [formats.item_line(orjson.loads(doc), fmt)
-                                           for _, _, _, doc in rows],
+            await _write_data(db, record, await asyncio.to_thread(_item_lines, rows, fmt),
                               sum(size for _, _, size, _ in rows))
     record["After"] = reached
     if reached is None:
@@ -198,7 +207,7 @@ async def _next_file(db: Database, record: dict, history: History) -> bool:
 async def _write_data(db: Database, record: dict, lines: list[bytes], size: int) -> None:
     description = record["Description"]
     files = record.setdefault("Files", [])
-    data = gzip.compress(b"".join(lines), mtime=0)
+    data = await asyncio.to_thread(gzip.compress, b"".join(lines), 9, mtime=0)
     key = (_data_folder(description) + _file_name(description, len(files))
            + formats.EXTENSIONS[description["ExportFormat"]])
     etag = await _put(db, description["S3Bucket"], key, data)
