@@ -305,10 +305,11 @@ class Delivery:
 
     async def _invoke(self, event: dict, batch: list[dict]) -> Outcome:
         function, doc = self.function, self.doc
+        # IteratorAge: how old the batch's last record is when the function gets it
+        age = (self.db.clock.now() - _created(batch[-1])) * 1000 if batch else None
         started = perf_counter()
         outcome = await function.invoke(event, doc["Region"], self.db.account)
         seconds = perf_counter() - started
-        age = (self.db.clock.now() - _created(batch[-1])) * 1000 if batch else None
         self.db.metrics.invoked(function.name, doc["Region"], seconds, outcome.error is not None,
                                 outcome.throttled, age)
         log.info("%s (mapping %s): %d records, %.1f ms, %s", function.name, doc["UUID"],

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import orjson
 
 from okura.core import leases
-from okura.core.spaces import EVENT_SOURCE_MAPPINGS
+from okura.core.spaces import EVENT_SOURCE_MAPPINGS, TRIGGER_CHECKPOINTS
 from okura.core.streams.state import stream_arn
 from okura.storage.engine import doc_of
 from okura.triggers import mappings
@@ -130,8 +130,9 @@ class Triggers:
             raw = doc_of(await unit.get(EVENT_SOURCE_MAPPINGS, *key, lock=True))
             if raw is None or orjson.loads(raw) != doc:
                 return None
-            if state is None:
+            if state is None:  # the mapping and where it had got to
                 await unit.delete(EVENT_SOURCE_MAPPINGS, *key)
+                await unit.delete(TRIGGER_CHECKPOINTS, key[1], b"")
                 return None
             doc = {**doc, "State": state}
             await unit.put(EVENT_SOURCE_MAPPINGS, *key, 0, orjson.dumps(doc))

@@ -167,12 +167,6 @@ async def save(db: Database, doc: dict) -> None:
         await unit.put(EVENT_SOURCE_MAPPINGS, *_key(doc["UUID"]), 0, orjson.dumps(doc))
 
 
-async def remove(db: Database, mapping_uuid: str) -> None:
-    async with db.engine.transaction() as unit:
-        await unit.delete(EVENT_SOURCE_MAPPINGS, *_key(mapping_uuid))
-        await unit.delete(TRIGGER_CHECKPOINTS, mapping_uuid.encode(), b"")
-
-
 async def checkpoint(db: Database, mapping_uuid: str) -> dict | None:
     async with db.engine.reader() as unit:
         raw = doc_of(await unit.get(TRIGGER_CHECKPOINTS, mapping_uuid.encode(), b""))

@@ -299,3 +299,19 @@ def test_timeouts_logs_and_metrics(node, ddb, lam, tmp_path):
     assert 'aws_lambda_errors_sum{job="aws_lambda",instance="",function_name="sleepy",' \
            'region="us-east-1"} 1.0' in text
     assert "aws_lambda_iterator_age_maximum" in text
+
+
+def test_latest_starts_after_the_mapping_and_deletion_stops_delivery(ddb, lam, out):
+    table, arn = stream_table(ddb)
+    put_many(ddb, table, [{"pk": {"S": f"before{i}"}} for i in range(3)])
+    made = lam.create_event_source_mapping(FunctionName="collect", EventSourceArn=arn,
+                                           StartingPosition="LATEST")
+    put_many(ddb, table, [{"pk": {"S": f"after{i}"}} for i in range(2)])
+    wait_for(lambda: len(keys_delivered(out, table)) == 2)
+    assert sorted(keys_delivered(out, table)) == ["after0", "after1"]
+    lam.delete_event_source_mapping(UUID=made["UUID"])
+    wait_for(lambda: not lam.list_event_source_mappings(EventSourceArn=arn)[
+        "EventSourceMappings"], what="the deletion")
+    put_many(ddb, table, [{"pk": {"S": "later"}}])
+    time.sleep(0.3)  # six polls (every 0.05 s) of a mapping that is gone
+    assert sorted(keys_delivered(out, table)) == ["after0", "after1"]
