@@ -222,7 +222,7 @@ class Delivery:
         doc = self.doc
         attempts = 0
         while batch:
-            batch = await self._drop_aged(batch, shard_id, arn)
+            batch = await self._drop_aged(batch, shard_id, arn, attempts)
             if not batch:
                 return
             window = self.state["Windows"].get(lane)
@@ -274,14 +274,22 @@ class Delivery:
             found.append(numbers.index(identifier))
         return min(found)
 
-    async def _drop_aged(self, batch: list[dict], shard_id: str, arn: str) -> list[dict]:
+    async def _drop_aged(self, batch: list[dict], shard_id: str, arn: str,
+                         attempts: int) -> list[dict]:
+        """The batch without its records past MaximumRecordAgeInSeconds (those go to the
+        destination) or, with no age limit, past the stream's retention: Lambda retries
+        "until the record expires", and an expired record is simply gone."""
         limit = self.doc["MaximumRecordAgeInSeconds"]
-        if limit == -1:
-            return batch
         now = self.db.clock.now()
+        if limit == -1:
+            kept = [r for r in batch if now - _created(r) <= self.db.stream_retention]
+            if len(kept) < len(batch):
+                log.warning("%s: %d records of %s expired while retried", self.function.name,
+                            len(batch) - len(kept), shard_id)
+            return kept
         aged = [r for r in batch if now - _created(r) > limit]
         if aged:
-            await self._give_up("RecordAgeExceeded", 0, None, aged, shard_id, arn,
+            await self._give_up("RecordAgeExceeded", attempts, None, aged, shard_id, arn,
                                 self._event(aged, shard_id, arn, None))
         return [r for r in batch if now - _created(r) <= limit]
 

@@ -315,3 +315,14 @@ def test_latest_starts_after_the_mapping_and_deletion_stops_delivery(ddb, lam, o
     put_many(ddb, table, [{"pk": {"S": "later"}}])
     time.sleep(0.3)  # six polls (every 0.05 s) of a mapping that is gone
     assert sorted(keys_delivered(out, table)) == ["after0", "after1"]
+
+
+def test_endless_retries_end_when_the_record_leaves_the_stream(node, ddb, lam, out):
+    table, mapping_uuid = mapped(ddb, lam, "fail_on_bad")  # MaximumRetryAttempts -1
+    put_many(ddb, table, [{"pk": {"S": "poison"}, "fail": {"S": "always"}}])
+    wait_for(lambda: len(events(out, table)) >= 2, what="retries")
+    assert lam.get_event_source_mapping(UUID=mapping_uuid)["LastProcessingResult"] == \
+        "PROBLEM: Function call failed"
+    advance(node, 86400 + 1)  # past the stream's retention: the record is gone
+    put_many(ddb, table, [{"pk": {"S": "next"}}])
+    wait_for(lambda: "next" in keys_delivered(out, table))
