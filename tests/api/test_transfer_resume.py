@@ -9,6 +9,7 @@ import signal
 import pytest
 
 from conftest import Server, unique_name
+from items_common import NOT_FOUND, fails
 from test_clock import advance
 from transfer_common import (BUCKET, data_lines, export_files, own_database,  # noqa: F401
                              pitr, wait_export, wait_import)
@@ -32,14 +33,33 @@ def restartable(request, tmp_path):
     return lambda: Server(*extra, data_dir=str(tmp_path / "data")), tmp_path
 
 
-def _restarted(start, server, status_of, moved: float) -> Server:
-    """Kill `server` mid-job and start another on its data: the job is still IN_PROGRESS,
-    its lease held by the dead process until the clock moves `moved` seconds on."""
+def _restarted(start, server, paused, moved: float) -> Server:
+    """Kill `server` mid-job and start another on its data: the job stays as it was
+    (`paused(client)` checks it), its lease held by the dead process until the clock
+    moves `moved` seconds on."""
     server.stop(signal.SIGKILL)
     server = start()
-    assert status_of(server.client()) == "IN_PROGRESS"
+    paused(server.client())
     advance(server, moved)
     return server
+
+
+def _importing(arn: str, name: str):
+    def paused(ddb) -> None:
+        assert ddb.describe_import(ImportArn=arn)["ImportTableDescription"][
+            "ImportStatus"] == "IN_PROGRESS"
+        # the table is CREATING, not served and not deletable, until its import ends
+        assert ddb.describe_table(TableName=name)["Table"]["TableStatus"] == "CREATING"
+        assert fails(ddb.get_item, TableName=name, Key={"pk": {"S": "k1"}}) == NOT_FOUND
+        assert fails(ddb.delete_table, TableName=name)[0] == "ResourceInUseException"
+    return paused
+
+
+def _exporting(arn: str):
+    def paused(ddb) -> None:
+        assert ddb.describe_export(ExportArn=arn)["ExportDescription"][
+            "ExportStatus"] == "IN_PROGRESS"
+    return paused
 
 
 def test_jobs_resume_after_a_crash(restartable):
@@ -56,8 +76,7 @@ def test_jobs_resume_after_a_crash(restartable):
                                InputFormat="DYNAMODB_JSON",
                                TableCreationParameters={"TableName": name, **KEYS}
                                )["ImportTableDescription"]["ImportArn"]
-        server = _restarted(start, server, lambda ddb: ddb.describe_import(ImportArn=arn)[
-            "ImportTableDescription"]["ImportStatus"], LEASE_TIME + 1)
+        server = _restarted(start, server, _importing(arn, name), LEASE_TIME + 1)
         ddb = server.client()
         done = wait_import(ddb, arn)
         assert (done["ImportStatus"], done["ProcessedItemCount"], done["ImportedItemCount"],
@@ -69,8 +88,7 @@ def test_jobs_resume_after_a_crash(restartable):
                                                    )["ExportDescription"]["ExportArn"]
         # SQLite keeps no clock offset over a restart, and the killed server had moved
         # its clock: its lease runs out that much later
-        server = _restarted(start, server, lambda ddb: ddb.describe_export(ExportArn=export)[
-            "ExportDescription"]["ExportStatus"], 2 * (LEASE_TIME + 1))
+        server = _restarted(start, server, _exporting(export), 2 * (LEASE_TIME + 1))
         ddb = server.client()
         done = wait_export(ddb, export)
         assert (done["ExportStatus"], done["ItemCount"]) == ("COMPLETED", LINES)
