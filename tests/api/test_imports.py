@@ -226,3 +226,36 @@ def test_list_imports_pages_with_hex_tokens(ddb, s3_server):
                    if s["ImportArn"] == arns[0]) if len(everything) <= 25 else None
     if summary is not None:
         assert summary["ImportStatus"] == "COMPLETED" and summary["InputFormat"] == "DYNAMODB_JSON"
+
+
+def test_an_index_key_of_the_wrong_type_is_a_bad_line(ddb, s3_server):
+    root = s3_server[1]
+    prefix = unique_name("gsi") + "/"
+    _put(root, prefix + "x.json", b"\n".join(json.dumps({"Item": item}).encode() for item in (
+        {"pk": {"S": "a"}, "sk": {"N": "1"}, "city": {"S": "Oslo"}},
+        {"pk": {"S": "b"}, "sk": {"N": "1"}, "city": {"N": "7"}},
+        {"pk": {"S": "c"}, "sk": {"N": "1"}})))
+    index = {"IndexName": "by-city", "Projection": {"ProjectionType": "KEYS_ONLY"},
+             "KeySchema": [{"AttributeName": "city", "KeyType": "HASH"}]}
+    done = _import(ddb, prefix, "DYNAMODB_JSON", parameters={
+        **KEYS, "GlobalSecondaryIndexes": [index], "AttributeDefinitions":
+            KEYS["AttributeDefinitions"] + [{"AttributeName": "city", "AttributeType": "S"}]})
+    assert (done["ImportedItemCount"], done["ErrorCount"]) == (2, 1)
+    table = done["TableArn"].rpartition("/")[2]
+    assert [item["pk"]["S"] for item in _scan(ddb, table)] == ["a", "c"]
+    assert ddb.scan(TableName=table, IndexName="by-city")["Count"] == 1
+
+
+def test_import_request_validation(s3_server):
+    server = s3_server[0]
+    reply = server.post("ImportTable", {
+        "S3BucketSource": {"S3Bucket": BUCKET}, "InputFormat": "XML",
+        "TableCreationParameters": {"TableName": unique_name(), **KEYS}})
+    assert reply.status == 400 and reply.json["message"] == (
+        "1 validation error detected: Value 'XML' at 'inputFormat' failed to satisfy "
+        "constraint: Member must satisfy enum value set: [DYNAMODB_JSON, ION, CSV]")
+    reply = server.post("ImportTable", {
+        "S3BucketSource": {"S3Bucket": BUCKET}, "InputFormat": "CSV",
+        "TableCreationParameters": {"TableName": unique_name(), **KEYS,
+                                    "BillingMode": "PROVISIONED"}})
+    assert reply.status == 400 and reply.json["__type"].endswith("ValidationException")
