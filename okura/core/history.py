@@ -21,14 +21,16 @@ write takes after locking the item, so they follow the order of its writes on ev
 node. Old entries are folded into the base once they fall out of the recovery window
 (`upkeep`), so the history holds one copy of the table and the window's changes.
 
-Deleting a table keeps its history (Deleted: the time) for the recovery period, so
-the deleted table can be restored; disabling point-in-time recovery drops it.
+Deleting a table keeps its history (Deleted: the time) for 35 days, as long as the
+system backup that reads it, so the deleted table can be restored; disabling
+point-in-time recovery drops it.
 """
 from __future__ import annotations
 
 import asyncio
 import itertools
 import logging
+import math
 import secrets
 from typing import TYPE_CHECKING, AsyncIterator, NamedTuple
 
@@ -52,6 +54,8 @@ CHUNK = 256  # log entries or base rows per storage call
 COMPACT_AFTER = 3600.0  # seconds of log behind the window's start before it is folded
 UPKEEP_EVERY = 5.0  # seconds between upkeep rounds
 POINT_IN_TIME = "PointInTime"
+# A deleted table's history is kept as long as its system backup, which reads it.
+DELETED_RETENTION = 35 * DAY
 _NODE = secrets.token_bytes(4)  # with a counter, makes a log rk unique across nodes
 _count = itertools.count()
 log = logging.getLogger("okura.history")
@@ -111,12 +115,13 @@ class History:
     def window(self, now: float) -> tuple[float, float]:
         """(EarliestRestorableDateTime, LatestRestorableDateTime) at `now`: the last
         RecoveryPeriodInDays since it was enabled, up to five minutes ago (up to its
-        deletion for a deleted table)."""
+        deletion for a deleted table), in whole milliseconds."""
         doc = self.doc
-        earliest = max(doc["Since"], doc["BaseMicros"] / MICROS, now - doc["Period"] * DAY)
-        if doc["Deleted"] is not None:
-            return earliest, doc["Deleted"]
-        return earliest, max(earliest, now - LATEST_LAG)
+        # in whole milliseconds, as replies show them, rounded inwards
+        earliest = math.ceil(1000 * max(doc["Since"], doc["BaseMicros"] / MICROS,
+                                        now - doc["Period"] * DAY)) / 1000
+        latest = doc["Deleted"] if doc["Deleted"] is not None else now - LATEST_LAG
+        return earliest, max(earliest, math.floor(1000 * latest) / 1000)
 
     def locate(self, item: dict) -> tuple[bytes, bytes]:
         """Storage key bytes of an item or key of its table."""
@@ -235,9 +240,14 @@ async def of_table(db: Database, table: Table) -> History | None:
     """The history of a table that exists (None: point-in-time recovery is off)."""
     if table.history is None:
         return None
+    return await load(db, table.region, table.name, table.id)
+
+
+async def load(db: Database, region: str, name: str, table_id: int) -> History | None:
+    """The history of the table of that name and id (deleted or not), if kept."""
     async with db.engine.reader() as unit:
-        raw = doc_of(await unit.get(HISTORIES, _hk(table.region, table.name), _rk(table.id)))
-    return None if raw is None else History(table.region, orjson.loads(raw))
+        raw = doc_of(await unit.get(HISTORIES, _hk(region, name), _rk(table_id)))
+    return None if raw is None else History(region, orjson.loads(raw))
 
 
 async def of_deleted(db: Database, region: str, name: str) -> History | None:
@@ -323,11 +333,9 @@ async def _drop(db: Database, history: History) -> None:
 async def _base_step(db: Database, state: dict) -> dict | None:
     """Take the base snapshot of a history just enabled, a chunk per step."""
     region, name, table_id = state["Region"], state["TableName"], state["TableId"]
-    async with db.engine.reader() as unit:
-        raw = doc_of(await unit.get(HISTORIES, _hk(region, name), _rk(table_id)))
-    if raw is None:
+    history = await load(db, region, name, table_id)
+    if history is None:
         return None  # disabled meanwhile
-    history = History(region, orjson.loads(raw))
     after = state["After"]
     position, count = await snapshots.copy(
         db, table_id, history.base, None if after is None else (
@@ -370,7 +378,7 @@ async def upkeep(db: Database) -> None:
     now = db.clock.now()
     for history in await every(db):
         deleted = history.deleted
-        if deleted is not None and deleted < now - history.doc["Period"] * DAY:
+        if deleted is not None and deleted < now - DELETED_RETENTION:
             await _drop(db, history)
         elif history.ready:
             earliest, _ = history.window(now)

@@ -8,15 +8,19 @@ A snapshot's row space mirrors the table's rows (same hk, rk, size and document)
 `preserve`s the item it changes, if the snapshot holds nothing for that key yet: the
 item as it was, or a tombstone for an item that did not exist. A background copy
 (`copy`) walks the table in chunks and copies each item the snapshot holds nothing
-for, reading it locked, so a write in flight finishes first. An item a write changed
-was preserved before the change, an item no write changed is copied as it is: the
-space ends up holding exactly the table as of `start`, without ever holding up a
-write for longer than a row read. `finish` takes the space off the table and drops
+for. An item a write changed was preserved before the change, an item no write
+changed is copied as it is: the space ends up holding exactly the table as of
+`start`, and no write waits for the copy. The copy locks nothing: where writers run
+concurrently (PostgreSQL), a write commits its change and its preserved item
+together, so the copy either reads the item as it was and finds nothing preserved, or
+finds it preserved; a copy racing the first write since `start` puts the same old
+item the write preserves (the key's uniqueness orders the two puts). `finish` takes the space off the table and drops
 the tombstones. The cost to writes lasts only while a snapshot is being taken: they
 read the item they replace (Table.observes_old) and one row of each snapshot.
 """
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 import orjson
@@ -62,10 +66,9 @@ async def copy(db: Database, table_id: int, space: int,
     the rows read)."""
     async with db.engine.transaction() as unit:
         rows = await unit.scan(table_id, after, None, None, CHUNK)
-        for hk, rk, _, _ in rows:
-            row = await unit.get(table_id, hk, rk, lock=True)
-            if row is not None and await unit.get(space, hk, rk) is None:
-                await unit.put(space, hk, rk, row[0], row[1])
+        for hk, rk, size, doc in rows:
+            if await unit.get(space, hk, rk) is None:
+                await unit.put(space, hk, rk, size, doc)
     if len(rows) < CHUNK:
         return None, len(rows)
     return (rows[-1][0], rows[-1][1]), len(rows)
@@ -79,6 +82,7 @@ async def copy_all(db: Database, table: Table) -> None:
             after, _ = await copy(db, table.id, space, after)
             if after is None:
                 break
+            await asyncio.sleep(0)  # requests run between chunks (SQLite never yields)
 
 
 async def release(db: Database, region: str, name: str, table_id: int, space: int) -> None:

@@ -6,7 +6,7 @@ from okura.core.catalog import ACTIVE, DELETING
 from okura.core.context import Context
 from okura.core.streams.state import follow_table
 from okura.operations.shared.table_description import describe
-from okura.core import history, resolve, snapshots
+from okura.core import backups, history, resolve, snapshots
 from okura.operations.shared.table_rules import in_use
 
 # recorded: DeleteTable's TableDescription leaves these out
@@ -32,7 +32,9 @@ async def handle(ctx: Context, body: dict) -> dict:
         # Snapshots under way take the items before they go; the point-in-time history
         # outlives the table (a deleted table can be restored).
         await snapshots.copy_all(db, table)
-        await history.table_deleted(db, table, now)
+        if table.history is not None:  # a system backup of it, read from the history
+            await backups.create_system(db, table, now)
+            await history.table_deleted(db, table, now)
         doc = dict(table.doc, TableStatus=DELETING, StatusUntil=db.status_until(now))
         await db.catalog.delete(table, doc)
         await follow_table(db, ctx.region, table.name)

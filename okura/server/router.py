@@ -11,9 +11,12 @@ from okura.operations import (batch_execute_statement, batch_get_item, batch_wri
                               execute_transaction, get_item, list_tables, put_item, query, scan,
                               tags, transact_get_items, transact_write_items, update_item,
                               update_table, update_ttl)
-from okura.operations import describe_continuous_backups, update_continuous_backups
 from okura.operations import (describe_export, describe_import, export_table_to_point_in_time,
                               import_table, list_exports, list_imports)
+from okura.operations import (create_backup, delete_backup, describe_backup,
+                              describe_continuous_backups, list_backups,
+                              restore_table_from_backup, restore_table_to_point_in_time,
+                              update_continuous_backups)
 from okura.operations.streams import (describe_stream, get_records, get_shard_iterator,
                                       list_streams)
 
@@ -57,6 +60,12 @@ _DYNAMODB_OPERATIONS: dict[str, Handler] = {
     "ImportTable": import_table.handle,
     "DescribeImport": describe_import.handle,
     "ListImports": list_imports.handle,
+    "CreateBackup": create_backup.handle,
+    "DescribeBackup": describe_backup.handle,
+    "ListBackups": list_backups.handle,
+    "DeleteBackup": delete_backup.handle,
+    "RestoreTableFromBackup": restore_table_from_backup.handle,
+    "RestoreTableToPointInTime": restore_table_to_point_in_time.handle,
 }
 # DynamoDB Streams, on the same endpoint
 _STREAMS_OPERATIONS: dict[str, Handler] = {

@@ -3,7 +3,8 @@ table (their errors differ from the table operations'), and the replies' descrip
 from __future__ import annotations
 
 from okura import errors
-from okura.core import history, resolve
+from okura.core import backups, history, resolve
+from okura.core.backups import CREATING, Backup
 from okura.core.catalog import Table
 from okura.core.context import Context
 
@@ -30,6 +31,82 @@ async def continuous_backups(ctx: Context, table: Table) -> dict:
         earliest, latest = found.window(ctx.clock.now())
         recovery = {"PointInTimeRecoveryStatus": "ENABLED",
                     "RecoveryPeriodInDays": found.doc["Period"],
-                    "EarliestRestorableDateTime": round(earliest, 3),
-                    "LatestRestorableDateTime": round(latest, 3)}
+                    "EarliestRestorableDateTime": earliest,
+                    "LatestRestorableDateTime": latest}
     return {"ContinuousBackupsStatus": "ENABLED", "PointInTimeRecoveryDescription": recovery}
+
+
+def _summary(doc: dict) -> dict:
+    """ProvisionedThroughput as a backup's source details show it."""
+    throughput = doc.get("ProvisionedThroughput") or {}
+    return {"ReadCapacityUnits": throughput.get("ReadCapacityUnits", 0),
+            "WriteCapacityUnits": throughput.get("WriteCapacityUnits", 0)}
+
+
+def billing_mode(doc: dict) -> str:
+    """A table document's billing mode (PROVISIONED unless it says otherwise)."""
+    return doc.get("BillingModeSummary", {}).get("BillingMode", "PROVISIONED")
+
+
+def backup_details(backup: Backup) -> dict:
+    doc = backup.doc
+    details = {"BackupArn": backup.arn, "BackupName": doc["Name"],
+               "BackupStatus": doc["Status"], "BackupType": doc["Type"],
+               "BackupCreationDateTime": doc["Created"]}
+    if doc["Status"] != CREATING:
+        details["BackupSizeBytes"] = doc["SizeBytes"]
+    if "Expiry" in doc:
+        details["BackupExpiryDateTime"] = round(doc["Expiry"], 3)
+    return details
+
+
+def backup_summary(backup: Backup) -> dict:
+    """A ListBackups entry."""
+    table = backup.doc["Table"]
+    return {"TableName": table["TableName"], "TableId": table["TableId"],
+            "TableArn": backup.doc["TableArn"], **backup_details(backup)}
+
+
+def backup_description(backup: Backup, status: str | None = None) -> dict:
+    """BackupDescription: the backup, its table as it was, and the table's features."""
+    table = backup.doc["Table"]
+    details = backup_details(backup)
+    if status is not None:
+        details["BackupStatus"] = status
+    source = {"TableName": table["TableName"], "TableId": table["TableId"],
+              "TableArn": backup.doc["TableArn"], "TableSizeBytes": backup.doc["SizeBytes"],
+              "KeySchema": table["KeySchema"],
+              "TableCreationDateTime": table["CreationDateTime"],
+              "ProvisionedThroughput": _summary(table), "ItemCount": backup.doc["ItemCount"],
+              "BillingMode": billing_mode(table)}
+    if "OnDemandThroughput" in table:
+        source["OnDemandThroughput"] = table["OnDemandThroughput"]
+    features: dict = {}
+    if table.get("LocalSecondaryIndexes"):
+        features["LocalSecondaryIndexes"] = [
+            {"IndexName": index["IndexName"], "KeySchema": index["KeySchema"],
+             "Projection": index["Projection"]} for index in table["LocalSecondaryIndexes"]]
+    if table.get("GlobalSecondaryIndexes"):
+        features["GlobalSecondaryIndexes"] = [
+            {"IndexName": index["IndexName"], "KeySchema": index["KeySchema"],
+             "Projection": index["Projection"], "ProvisionedThroughput": _summary(index),
+             **({"OnDemandThroughput": index["OnDemandThroughput"]}
+                if "OnDemandThroughput" in index else {})}
+            for index in table["GlobalSecondaryIndexes"]]
+    if "StreamSpecification" in table:
+        features["StreamDescription"] = table["StreamSpecification"]
+    if "TimeToLive" in table:
+        features["TimeToLiveDescription"] = {
+            "TimeToLiveStatus": "ENABLED",
+            "AttributeName": table["TimeToLive"]["AttributeName"]}
+    if "SSEDescription" in table:
+        features["SSEDescription"] = table["SSEDescription"]
+    return {"BackupDetails": details, "SourceTableDetails": source,
+            "SourceTableFeatureDetails": features}
+
+
+async def existing_backup(ctx: Context, arn: str) -> Backup:
+    backup = await backups.find(ctx.db, ctx.region, arn)
+    if backup is None:
+        raise errors.backup_error("BackupNotFoundException", f"Backup not found: {arn}")  # unverified
+    return backup

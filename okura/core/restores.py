@@ -1,0 +1,130 @@
+"""Restores: filling a new table from a backup or from a point-in-time history.
+
+The operation creates the target table CREATING (StatusUntil UNTIL_DONE: it serves
+nothing until the restore ends) with its RestoreSummary, and submits a "restore" job.
+Each step of the job writes a chunk of items, with their index entries and
+item-collection sizes, in one storage transaction; an item the target already holds
+is skipped, so a step run again (after a restart) writes nothing twice. From a
+backup's copy the job resumes after the last chunk written; from a history it reads
+the state as of the restore time anew (it is the same state each time). At the end the
+table becomes ACTIVE, its global indexes too, and RestoreInProgress false.
+"""
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, AsyncIterator
+
+import orjson
+
+from okura.core import backups, collections, history, index_entries, jobs
+from okura.core.catalog import ACTIVE, CatalogChanged, Table
+from okura.storage.engine import Transaction
+
+if TYPE_CHECKING:
+    from okura.core.database import Database
+
+# StatusUntil of a table being restored: far past any clock reading, so it stays
+# CREATING until the job finishes it.
+UNTIL_DONE = 1e18
+CHUNK = 256
+
+
+async def start(db: Database, table: Table, source: dict) -> str:
+    """Submit the job that fills `table`: `source` is {"Backup": arn} or {"History":
+    [region, name, table id], "At": time}."""
+    job_id = jobs.fresh_id(db.clock.now())
+    state = {"Region": table.region, "TableName": table.name, "TableId": table.id,
+             "Source": source, "After": None, "Done": 0, "Job": job_id}
+    if "Backup" in source:
+        backup = await backups.find(db, table.region, source["Backup"])
+        if backup is not None:
+            await backup.update(db, Restoring=[*backup.doc["Restoring"], job_id])
+    return await jobs.submit(db, "restore", state, job_id)
+
+
+async def _insert(unit: Transaction, table: Table, rows: list[tuple]) -> None:
+    """Write restored items the table does not hold yet, with their index entries (an
+    item that breaks an index's key rules stays out of it, as in a backfill)."""
+    lsi = bool(table.doc.get("LocalSecondaryIndexes"))
+    for hk, rk, size, doc in rows:
+        if await unit.get(table.id, hk, rk) is not None:
+            continue
+        await unit.put(table.id, hk, rk, size, doc)
+        if not table.indexes:
+            continue
+        item = orjson.loads(doc)
+        growth = size
+        for index in table.indexes:
+            found = index_entries.entry(index, table, item, hk, rk) if \
+                index_entries.indexable(index, item) else None
+            if found is not None:
+                stored = await index_entries.store_entry(unit, index, found)
+                if not index.is_global:
+                    growth += stored
+        if lsi:
+            await collections.grow(unit, table, hk, growth)
+
+
+async def _target(db: Database, state: dict) -> Table | None:
+    table = await db.catalog.get(state["Region"], state["TableName"])
+    return table if table is not None and table.id == state["TableId"] else None
+
+
+@jobs.kind("restore")
+async def _step(db: Database, state: dict) -> dict | None:
+    table = await _target(db, state)
+    if table is None:
+        return None  # the target is gone
+    source = state["Source"]
+    backup = None
+    if "Backup" in source:
+        backup = await backups.find(db, state["Region"], source["Backup"])
+        if backup is not None and backup.doc["Space"] is None:  # a system backup:
+            source = {"History": backup.doc["History"], "At": backup.doc["At"]}
+    if backup is not None and backup.doc["Space"] is not None:
+        after = state["After"]
+        async with db.engine.transaction() as unit:
+            rows = await unit.scan(backup.doc["Space"], None if after is None else (
+                bytes.fromhex(after[0]), bytes.fromhex(after[1])), None, None, CHUNK)
+            await _insert(unit, table, rows)
+        if len(rows) == CHUNK:
+            return dict(state, After=[rows[-1][0].hex(), rows[-1][1].hex()],
+                        Done=state["Done"] + len(rows))
+    elif "History" in source:
+        found = await history.load(db, *source["History"])
+        if found is not None:  # else dropped meanwhile: nothing left to restore
+            if not found.ready:
+                await asyncio.sleep(jobs.POLL)  # its base snapshot is still being taken
+                return state
+            await _fill(db, table, found.items_at(db, source["At"]))
+    if backup is not None:
+        await backup.update(db, Restoring=[job for job in backup.doc["Restoring"]
+                                           if job != state["Job"]])
+    await _finish(db, state)
+    return None
+
+
+async def _fill(db: Database, table: Table, chunks: AsyncIterator[list[tuple]]) -> None:
+    async for rows in chunks:
+        async with db.engine.transaction() as unit:
+            await _insert(unit, table, rows)
+        await asyncio.sleep(0)  # requests run between chunks (SQLite never yields)
+
+
+async def _finish(db: Database, state: dict) -> None:
+    """The table serves: ACTIVE, its global indexes too, the restore no longer in
+    progress."""
+    for _ in range(5):
+        table = await _target(db, state)
+        if table is None:
+            return
+        doc = dict(table.doc, TableStatus=ACTIVE, StatusUntil=0)
+        doc["RestoreSummary"] = dict(doc["RestoreSummary"], RestoreInProgress=False)
+        if "GlobalSecondaryIndexes" in doc:
+            doc["GlobalSecondaryIndexes"] = [dict(index, IndexStatus=ACTIVE)
+                                             for index in doc["GlobalSecondaryIndexes"]]
+        try:
+            await db.catalog.save(table, doc)
+            return
+        except CatalogChanged:
+            continue

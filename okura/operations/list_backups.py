@@ -1,0 +1,32 @@
+"""ListBackups: the region's backups, oldest first, filtered by table, creation time
+(lower bound inclusive, upper exclusive) and type (USER unless asked), in pages."""
+from __future__ import annotations
+
+from okura import shapes
+from okura.core import backups, resolve
+from okura.core.context import Context
+from okura.operations.shared.backup_replies import backup_summary
+
+_TYPES = {"USER": (backups.USER,), "SYSTEM": (backups.SYSTEM,), "AWS_BACKUP": (),
+          "ALL": (backups.USER, backups.SYSTEM)}
+
+
+async def handle(ctx: Context, body: dict) -> dict:
+    shapes.check("ListBackups", body)
+    name = body.get("TableName")
+    name = None if name is None else resolve.table_name(name)
+    kinds = _TYPES[body.get("BackupType") or "USER"]
+    lower, upper = body.get("TimeRangeLowerBound"), body.get("TimeRangeUpperBound")
+    start = body.get("ExclusiveStartBackupArn")
+    after = None if start is None else backups.backup_id_of(start)
+    found = [backup for backup in await backups.every(ctx.db, ctx.region)
+             if backup.doc["Type"] in kinds
+             and (name is None or backup.doc["Table"]["TableName"] == name)
+             and (lower is None or backup.doc["Created"] >= lower)
+             and (upper is None or backup.doc["Created"] < upper)
+             and (after is None or backup.doc["Id"] > after)]
+    limit = body.get("Limit")
+    reply: dict = {"BackupSummaries": [backup_summary(b) for b in found[:limit]]}
+    if limit is not None and len(found) > limit:
+        reply["LastEvaluatedBackupArn"] = found[limit - 1].arn
+    return reply
