@@ -47,6 +47,7 @@ def main(argv: list[str] | None = None) -> None:
                             "(default <data-dir>/import-errors)")
     serve.add_argument("--log-level", choices=["debug", "info", "warning", "error"])
     serve.add_argument("--config", default="okura.toml", help="settings file (default okura.toml)")
+    _backup_commands(commands)
     args = vars(parser.parse_args(argv))
     command = args.pop("command")
     if command == "serve":
@@ -54,3 +55,33 @@ def main(argv: list[str] | None = None) -> None:
         from okura.server.app import run
 
         run(config.load(args.pop("config"), **args))
+    elif command in ("backup", "restore"):
+        from okura import backup_commands
+
+        getattr(backup_commands, command)(**args)
+
+
+def _backup_commands(commands) -> None:
+    """`okura backup` and `okura restore`, against a running server."""
+    def common(verb):
+        verb.add_argument("--endpoint", default="http://127.0.0.1:8000",
+                          help="the server's URL (default http://127.0.0.1:8000)")
+        verb.add_argument("--region", default="us-east-1", help="default us-east-1")
+        verb.add_argument("--wait", action="store_true", help="wait until the job is done")
+        verb.add_argument("--timeout", type=float, default=3600.0,
+                          help="seconds --wait waits at most (default 3600)")
+        return verb
+
+    backup = common(commands.add_parser("backup", help="create an on-demand backup of a table"))
+    backup.add_argument("table", help="the table's name or ARN")
+    backup.add_argument("--name", help="the backup's name (default: table and UTC time)")
+    restore = common(commands.add_parser(
+        "restore", help="restore a backup, or a table to a point in time, into a new table"))
+    restore.add_argument("target", help="the new table's name")
+    source = restore.add_mutually_exclusive_group(required=True)
+    source.add_argument("--backup-arn", help="restore this backup")
+    source.add_argument("--table", help="restore this table (name or ARN; deleted ones too) "
+                                        "to a point in time")
+    restore.add_argument("--time", dest="when", metavar="ISO8601",
+                         help="with --table: the time to restore to (default: the latest "
+                              "restorable time)")

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, AsyncIterator, NamedTuple
 import orjson
 
 from okura.core import jobs, leases, snapshots
-from okura.core.catalog import CatalogChanged, Table
+from okura.core.catalog import Table
 from okura.core.spaces import HISTORIES
 from okura.storage import keys
 from okura.storage.engine import doc_of
@@ -172,7 +172,7 @@ class History:
         """The table as of `at` (every write at or before it), in chunks of (hk, rk,
         size, doc) rows as the table stores them; the base's rows in key order, then
         the items created since in key order. `at` must lie in the window and the base
-        be ready (see `check_time`)."""
+        be ready (see `window` and `ready`)."""
         changed = await self.written_until(db, at)
         after: tuple[bytes, bytes] | None = None
         while True:
@@ -273,13 +273,10 @@ async def enable(db: Database, table: Table, days: int) -> Table:
     """Turn point-in-time recovery on: writes log from now on, and a base snapshot of
     the table as of now is taken in the background. Returns the table as saved."""
     log_space = await db.catalog.new_id()
-    base, since, table = await snapshots.start(db, table)
-    try:
-        table = await db.catalog.save(table, dict(
-            table.doc, **{POINT_IN_TIME: {"Log": log_space, "Since": since, "Period": days}}))
-    except CatalogChanged:
-        await snapshots.release(db, table.region, table.name, table.id, base)
-        raise
+    # One catalog save starts the base snapshot and the log: every write after it both
+    # preserves the item it changes (until the copy ends) and logs its new state.
+    base, since, table = await snapshots.start(db, table, **{POINT_IN_TIME: {
+        "Log": log_space, "Period": days}})
     history = History(table.region, {
         "TableId": table.id, "TableName": table.name, "TableArn": table.arn,
         "Log": log_space, "Base": base, "BaseMicros": micros(since), "BaseReady": False,

@@ -50,13 +50,15 @@ async def preserve(unit: Transaction, table: Table, hk: bytes, rk: bytes, old: d
                 await unit.put(space, hk, rk, old_size, body)
 
 
-async def start(db: Database, table: Table) -> tuple[int, float, Table]:
-    """Begin a snapshot of `table` now: (its row space, its instant, the table as saved).
+async def start(db: Database, table: Table, **members: object) -> tuple[int, float, Table]:
+    """Begin a snapshot of `table` now: (its row space, its instant, the table as saved,
+    with `members` set in the same catalog save).
     Raises CatalogChanged if the table changed meanwhile (nothing is started)."""
     space = await db.catalog.new_id()
     now = db.clock.now()
     taken = dict(table.doc.get(SNAPSHOTS, {}), **{str(space): now})
-    return space, now, await db.catalog.save(table, dict(table.doc, **{SNAPSHOTS: taken}))
+    return space, now, await db.catalog.save(table, dict(table.doc, **{SNAPSHOTS: taken},
+                                                         **members))
 
 
 async def copy(db: Database, table_id: int, space: int,

@@ -1,0 +1,60 @@
+"""A background job survives a restart: a backup interrupted after its first step goes
+on from its saved state when the server opens the same SQLite file again, and still
+holds the table as of its start (a write made after the restart included)."""
+from __future__ import annotations
+
+import asyncio
+
+from in_process import app_on
+from okura.config import Settings
+from okura.core import jobs, snapshots
+from test_index_jobs import call
+
+TABLE = "tab"
+COUNT = 2 * snapshots.CHUNK + 10
+
+
+def test_a_backup_resumes_after_a_restart(tmp_path):
+    settings = Settings(data_dir=str(tmp_path))
+
+    async def scenario():
+        async with app_on(settings) as app:
+            await call(app, "CreateTable", {
+                "TableName": TABLE, "BillingMode": "PAY_PER_REQUEST",
+                "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+                "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}]})
+            for start in range(0, COUNT, 25):
+                await call(app, "BatchWriteItem", {"RequestItems": {TABLE: [
+                    {"PutRequest": {"Item": {"pk": {"S": f"k{n:04}"}, "v": {"N": "0"}}}}
+                    for n in range(start, min(start + 25, COUNT))]}})
+            arn = (await call(app, "CreateBackup", {"TableName": TABLE, "BackupName": "bkp"}))[
+                "BackupDetails"]["BackupArn"]
+            assert await app.db.jobs.round()  # one step, then the server stops
+            [job] = await jobs.pending(app.db)
+            assert job["Kind"] == "backup" and job["State"]["Done"] == snapshots.CHUNK
+        async with app_on(settings) as app:  # started again on the same file
+            [resumed] = await jobs.pending(app.db)
+            assert resumed == job
+            described = await call(app, "DescribeBackup", {"BackupArn": arn})
+            assert described["BackupDescription"]["BackupDetails"]["BackupStatus"] == "CREATING"
+            last = f"k{COUNT - 1:04}"  # not copied yet: a write must preserve it
+            await call(app, "PutItem", {"TableName": TABLE,
+                                        "Item": {"pk": {"S": last}, "v": {"N": "1"}}})
+            while await app.db.jobs.round():
+                pass
+            assert await jobs.pending(app.db) == []
+            described = (await call(app, "DescribeBackup", {"BackupArn": arn}))[
+                "BackupDescription"]
+            assert described["BackupDetails"]["BackupStatus"] == "AVAILABLE"
+            assert described["SourceTableDetails"]["ItemCount"] == COUNT
+            await call(app, "RestoreTableFromBackup", {"BackupArn": arn,
+                                                       "TargetTableName": "copy"})
+            while await app.db.jobs.round():
+                pass
+            item = await call(app, "GetItem", {"TableName": "copy",
+                                               "Key": {"pk": {"S": last}}})
+            assert item["Item"]["v"] == {"N": "0"}
+            table = await call(app, "DescribeTable", {"TableName": "copy"})
+            assert table["Table"]["ItemCount"] == COUNT
+
+    asyncio.run(scenario())
