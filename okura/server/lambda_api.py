@@ -9,7 +9,8 @@ AWS CLI's `lambda` clients speak it), beside the DynamoDB API:
   DELETE /2015-03-31/event-source-mappings/UUID     DeleteEventSourceMapping (202)
 
 Errors are Lambda's: the status, `x-amzn-ErrorType` naming the error and a body
-{"Type": "User", "message": ...}. The region is the one the request is signed for.
+{"Type": "User", "message": ...}. The region is the one the request is signed for
+(the signature is not verified; with --auth enforce the API is refused: docs/triggers.md).
 Only requests whose path starts with PREFIX come here (server/http.py), so DynamoDB
 requests pay nothing for it."""
 from __future__ import annotations
@@ -49,6 +50,12 @@ async def handle(app: App, method: bytes, url: bytes, headers: dict,
     mappings = app.triggers.mappings
     region = _region(headers)
     try:
+        if app.guard is not None and app.guard.enforcing:
+            # okura's signature checks and policies speak DynamoDB only: rather than an
+            # open door beside them, none (okura's message)
+            raise LambdaError(403, "AccessDeniedException", "okura does not verify Lambda API "
+                              "requests: with --auth enforce, declare event source mappings "
+                              "in okura.toml")
         if path.rstrip("/") == _COLLECTION:
             if method == b"POST":
                 return 202, orjson.dumps(await mappings.create(_body(body), region)), b""

@@ -8,7 +8,7 @@ import json
 
 import pytest
 from botocore.exceptions import ClientError
-from conftest import error_of
+from conftest import Server, error_of
 from test_clock import clocked  # noqa: F401 - a fixture
 from test_streams import stream_table
 from triggers_common import config, keys_delivered, put_many, wait_for
@@ -211,3 +211,17 @@ def test_okura_toml_mapping_follows_its_table(node, ddb, lam, out):
     assert (found[0]["FunctionArn"], found[0]["BatchSize"]) == (FUNCTION_ARN, 7)
     wait_for(lambda: len(keys_delivered(out, name)) == 10)
     assert sorted(keys_delivered(out, name)) == sorted(f"k{i}" for i in range(10))
+
+
+def test_auth_enforce_refuses_lambdas_api(tmp_path):
+    auth = tmp_path / "auth.json"
+    auth.write_text(json.dumps({"users": [{"name": "u", "access_key_id": "AKIDEXAMPLE",
+                                           "secret_access_key": "secret", "policies": []}]}))
+    node = Server("--auth", "enforce", "--auth-config", str(auth))
+    try:
+        status, headers, body = raw(node, "GET", "/2015-03-31/event-source-mappings/")
+        assert (status, headers["x-amzn-errortype"], body["message"]) == (
+            403, "AccessDeniedException", "okura does not verify Lambda API requests: with "
+            "--auth enforce, declare event source mappings in okura.toml")
+    finally:
+        node.stop()
