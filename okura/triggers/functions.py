@@ -31,6 +31,9 @@ log = logging.getLogger("okura.triggers")
 WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "worker.py")
 KINDS = ("handler", "command", "url")
 DEFAULT_TIMEOUT = 3.0
+# The longest line read from a worker: a reply (Lambda's responses reach 6 MB), or a
+# line of the function's output
+REPLY_LIMIT = 8 * 1024 * 1024
 
 
 class ConfigError(ValueError):
@@ -104,7 +107,8 @@ class Function:
         worker = await asyncio.create_subprocess_exec(
             sys.executable, WORKER, self.code or os.getcwd(), self.target,
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE, env=self._env(), cwd=self.code or None)
+            stderr=asyncio.subprocess.PIPE, env=self._env(), cwd=self.code or None,
+            limit=REPLY_LIMIT)
         assert worker.stderr is not None
         asyncio.ensure_future(_log_output(self.name, worker.stderr))
         return worker
@@ -179,7 +183,14 @@ def _function_log(name: str) -> logging.Logger:
 async def _log_output(name: str, stream: asyncio.StreamReader) -> None:
     """Log what a worker writes (the function's own output), line by line."""
     logger = _function_log(name)
-    while line := await stream.readline():
+    while True:
+        try:
+            line = await stream.readline()
+        except ValueError:  # past REPLY_LIMIT: the reader dropped it
+            logger.info("(a line of output longer than %d bytes, left out)", REPLY_LIMIT)
+            continue
+        if not line:
+            return
         logger.info("%s", line.decode(errors="replace").rstrip("\n"))
 
 

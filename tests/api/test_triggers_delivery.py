@@ -326,3 +326,11 @@ def test_endless_retries_end_when_the_record_leaves_the_stream(node, ddb, lam, o
     advance(node, 86400 + 1)  # past the stream's retention: the record is gone
     put_many(ddb, table, [{"pk": {"S": "next"}}])
     wait_for(lambda: "next" in keys_delivered(out, table))
+
+
+def test_long_responses_and_output_lines(ddb, lam, out):
+    table, mapping_uuid = mapped(ddb, lam, "big")
+    put_many(ddb, table, [{"pk": {"S": "one"}}])
+    wait_for(lambda: lam.get_event_source_mapping(UUID=mapping_uuid)[
+        "LastProcessingResult"] == "OK")
+    assert keys_delivered(out, table) == ["one"]

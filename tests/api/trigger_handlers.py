@@ -74,6 +74,12 @@ def windowed(event, context):
     return {"state": state}
 
 
+def big(event, context):
+    _record(event)
+    print("y" * 100_000)  # a line of output past asyncio's default 64 KiB
+    return {"blob": "x" * 200_000}
+
+
 def sleepy(event, context):
     import time
     time.sleep(60)
