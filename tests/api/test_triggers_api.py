@@ -18,7 +18,7 @@ FUNCTION_ARN = f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:collect"
 
 
 @pytest.fixture(scope="module")
-def out(tmp_path_factory):
+def out(clocked, tmp_path_factory):  # noqa: F811 - one directory per backend
     return str(tmp_path_factory.mktemp("trigger-out"))
 
 

@@ -51,7 +51,7 @@ def invoke_api():
 
 
 @pytest.fixture(scope="module")
-def out(tmp_path_factory):
+def out(clocked, tmp_path_factory):  # noqa: F811 - one directory per backend
     return str(tmp_path_factory.mktemp("trigger-out"))
 
 
