@@ -7,6 +7,7 @@ load on a shared machine, and the place to profile.
     python bench/inprocess.py put --memory        # PutItem, in memory
     python bench/inprocess.py update --profile    # cProfile of UpdateItem, by own time
     python bench/inprocess.py batch --profile --sort cumtime
+    python bench/inprocess.py get --auth enforce  # signed requests, a three-statement policy
 
 Prints the main thread's CPU µs per request (the minimum and median of 8 slices of
 the run: the minimum is the least disturbed by other work on the machine).
@@ -31,7 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from okura.config import Settings  # noqa: E402 - after the path set-up
 from okura.core.clock import Clock  # noqa: E402
 from okura.core.database import Database  # noqa: E402
-from okura.server.app import App, make_engine  # noqa: E402
+from okura.server.app import App, guard_app, make_engine  # noqa: E402
+from okura.server.guarded import GuardedProtocol  # noqa: E402
 from okura.server.http import HttpProtocol  # noqa: E402
 
 CONNECTIONS = 16
@@ -74,13 +76,44 @@ WORKLOADS = {
 }
 
 
+# --auth: the bench's one user and its three statements
+_POLICY = {"Version": "2012-10-17", "Statement": [
+    {"Effect": "Allow", "Action": ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem",
+                                   "dynamodb:Query", "dynamodb:BatchWriteItem",
+                                   "dynamodb:CreateTable"],
+     "Resource": "arn:aws:dynamodb:*:*:table/bench*"},
+    {"Effect": "Deny", "Action": "dynamodb:*", "Resource": "arn:aws:dynamodb:*:*:table/prod_*"},
+    {"Effect": "Allow", "Action": "dynamodb:ListTables", "Resource": "*"}]}
+_USER = {"name": "bench", "access_key_id": "AKIDBENCHMARK", "secret_access_key": "bench-secret",
+         "policies": [_POLICY]}
+_signing = False
+
+
 def request(target: str, body: str) -> bytes:
     data = body.encode()
+    if _signing:
+        return _signed(target, data)
     return (f"POST / HTTP/1.1\r\nHost: localhost:8000\r\n"
             f"Content-Type: application/x-amz-json-1.0\r\n"
             f"X-Amz-Target: DynamoDB_20120810.{target}\r\nX-Amz-Date: 20240101T000000Z\r\n"
             f"Authorization: {_AUTHORIZATION}\r\nContent-Length: {len(data)}\r\n\r\n"
             ).encode() + data
+
+
+def _signed(target: str, data: bytes) -> bytes:
+    """The request as an SDK signs it (botocore's signer, the bench user's key)."""
+    from botocore.auth import SigV4Auth
+    from botocore.awsrequest import AWSRequest
+    from botocore.credentials import Credentials
+
+    sent = AWSRequest("POST", "http://localhost:8000/", data=data, headers={
+        "Content-Type": "application/x-amz-json-1.0",
+        "X-Amz-Target": f"DynamoDB_20120810.{target}"})
+    SigV4Auth(Credentials(_USER["access_key_id"], _USER["secret_access_key"]), "dynamodb",
+              "us-east-1").add_auth(sent)
+    lines = "".join(f"{name}: {value}\r\n" for name, value in sent.headers.items())
+    return (f"POST / HTTP/1.1\r\nHost: localhost:8000\r\n{lines}"
+            f"Content-Length: {len(data)}\r\n\r\n").encode() + data
 
 
 class _Transport:
@@ -102,7 +135,8 @@ class _Transport:
 class Connections:
     def __init__(self, app: App, count: int):
         self.transports = [_Transport() for _ in range(count)]
-        self.protocols = [HttpProtocol(app) for _ in range(count)]
+        protocol = HttpProtocol if app.guard is None else GuardedProtocol
+        self.protocols = [protocol(app) for _ in range(count)]
         for protocol, transport in zip(self.protocols, self.transports):
             protocol.connection_made(transport)
 
@@ -120,11 +154,17 @@ class Connections:
 
 async def run(args) -> None:
     data = tempfile.mkdtemp(prefix="okura-inprocess-")
-    settings = Settings(data_dir=data, memory=args.memory)
+    settings = Settings(data_dir=data, memory=args.memory, auth=args.auth,
+                        auth_config=str(Path(data) / "auth.json"))
+    Path(settings.auth_config).write_bytes(orjson.dumps({"users": [_USER]}))
     db = Database(make_engine(settings), settings.account_id, 0, Clock(0))
     await db.open()
     try:
         app = App(db, settings)
+        if args.auth != "off":
+            global _signing
+            _signing = True
+            guard_app(app, settings)
         setup = Connections(app, 1)
         for table in (_TABLE, _SORTED):
             await setup.send([request("CreateTable", orjson.dumps(table).decode())])
@@ -133,7 +173,9 @@ async def run(args) -> None:
             await setup.send([request(*_put("bench_q", f'"pk":{{"S":"p{i % (KEYS // 10)}"}},'
                                                      f'"sk":{{"S":"s{i}"}}'))])
         per_request, make = WORKLOADS[args.operation]
-        raws = [request(*make(i)) for i in range(args.requests)]
+        # --signed: sign as many whatever --requests says, so that runs of different lengths
+        # under callgrind spend the same on signing
+        raws = [request(*make(i)) for i in range(max(args.requests, args.signed))][:args.requests]
         connections = Connections(app, CONNECTIONS)
         profile = cProfile.Profile() if args.profile else None
         slices, step = [], max(CONNECTIONS, args.requests // 8)
@@ -168,6 +210,10 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="cProfile the measured part")
     parser.add_argument("--sort", default="tottime", help="pstats sort key (tottime, cumtime)")
     parser.add_argument("--lines", type=int, default=40)
+    parser.add_argument("--auth", choices=["off", "warn", "enforce"], default="off",
+                        help="verify signatures and a three-statement policy")
+    parser.add_argument("--signed", type=int, default=0,
+                        help="build (and sign) at least this many requests")
     uvloop.run(run(parser.parse_args()))
 
 

@@ -238,6 +238,14 @@ _BUILDERS: dict[str, Builder] = {
 }
 
 
+# Operations whose one demand is their action on the table TableName names (or its
+# index IndexName names): what Guard.granted may answer from its notes.
+ONE_TABLE = frozenset(("GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query", "Scan",
+                       "DescribeTable", "UpdateTable", "DeleteTable", "UpdateTimeToLive",
+                       "DescribeTimeToLive", "UpdateContinuousBackups",
+                       "DescribeContinuousBackups"))
+
+
 async def demands_of(ctx: Context, operation: str, body: dict) -> list[Demand]:
     """Every check the request needs (operations on no resource: one on "*")."""
     d = Demands(ctx)

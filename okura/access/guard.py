@@ -19,7 +19,8 @@ from okura.access.actions import demands_of
 from okura.access.conditions import Facts, PolicyError
 from okura.access.demands import Demand
 from okura.access.identities import Identity
-from okura.access.policies import NOTHING, Policy, judge
+from okura.access.actions import ONE_TABLE
+from okura.access.policies import NOTHING, Policy, judge, unconditional
 from okura.core.context import Context
 from okura.core.database import Database
 
@@ -28,13 +29,10 @@ RAW = ":exchange"  # the headers' member a guarded connection keeps the Exchange
 POLICIES = "ResourcePolicies"  # catalog-document member: {resource ARN: {Policy, RevisionId}}
 
 
-class Exchange(NamedTuple):
-    """What the signature covers and policies read, beyond the headers okura keeps."""
-    method: bytes
-    url: bytes
-    headers: dict[bytes, bytes]  # every header, by lower-case name
-    peer: str  # the client's address (aws:SourceIp)
-    secure: bool  # over TLS (aws:SecureTransport)
+# What the signature covers and policies read, beyond the headers okura keeps: method,
+# URL, every header as sent, the client's address (aws:SourceIp), whether over TLS
+# (aws:SecureTransport). A plain tuple: built for every request.
+Exchange = tuple[bytes, bytes, list[tuple[bytes, bytes]], str, bool]
 
 
 @lru_cache(maxsize=1024)
@@ -70,14 +68,15 @@ class Guard:
 
     def verified(self, exchange: Exchange, body: bytes) -> tuple[Identity, str]:
         """The identity and region a request is signed by; raises DynamoDB's errors."""
-        signed = self.verifier.verify(exchange.method, exchange.url, exchange.headers, body,
-                                      self.db.clock.now())
-        identity = self.identities[signed.access_key]  # the verifier knew its secret
-        if signed.token != identity.token:
+        method, url, pairs, _peer, _secure = exchange
+        now = self.db.clock.now()
+        access_key, region, token = self.verifier.verify(method, url, pairs, body, now)
+        identity = self.identities[access_key]  # the verifier knew its secret
+        if token != identity.token:
             raise errors.unrecognized_client()
-        if identity.expires is not None and self.db.clock.now() >= identity.expires:
+        if identity.expires is not None and now >= identity.expires:
             raise errors.expired_token()
-        return identity, signed.region
+        return identity, region
 
     def authenticate(self, request: Any, body: bytes) -> None:
         """Set the request's identity, region and access key from its verified signature."""
@@ -87,7 +86,7 @@ class Guard:
         except errors.DynamoError as error:
             if self.enforcing:
                 raise
-            self._unverified(request, exchange)
+            self._unverified(request)
             self.refused("dynamodb:" + request.operation, "*", error.name, error.message or "")
             request.identity = None
             return
@@ -96,28 +95,45 @@ class Guard:
         request.access_key = identity.access_key
 
     @staticmethod
-    def _unverified(request: Any, exchange: Exchange) -> None:
+    def _unverified(request: Any) -> None:
         """Region and access key as --auth off reads them (warn mode, bad signature)."""
-        authorization = exchange.headers.get(b"authorization")
-        if not authorization:
+        header = request.headers.get("authorization")
+        if not header:
             raise errors.missing_authentication_token()
-        header = authorization.decode("latin-1")
-        has_date = b"x-amz-date" in exchange.headers or b"date" in exchange.headers
+        has_date = "x-amz-date" in request.headers or "date" in request.headers
         params = sigv4.authorization_params(header, has_date)
         scope = sigv4.credential_scope(params["Credential"], header)
         request.region, request.access_key = scope[2], scope[0]
 
+    @staticmethod
+    def granted(ctx: Context, body: dict) -> bool:
+        """Whether the request is one already found allowed whatever its details: the
+        same operation on the same table (the same document: tags and resource policy
+        unchanged) by the same caller, decided without a condition (`authorize` notes
+        those). The hot path: a few dict lookups."""
+        identity: Identity | None = ctx.identity
+        if identity is None:  # warn mode: its failed authentication is counted already
+            return True
+        name, index = body.get("TableName"), body.get("IndexName")
+        if type(name) is not str or (index is not None and type(index) is not str):
+            return False
+        table = ctx.db.catalog.cached(ctx.region, name)
+        return table is not None and \
+            identity.granted.get((ctx.operation, ctx.region, name, index)) is table
+
     async def authorize(self, ctx: Context, body: dict) -> None:
         """Every demand of the request is allowed, or (enforce) AccessDenied."""
         identity: Identity | None = ctx.identity
-        if identity is None:  # warn mode: its failed authentication is counted already
+        if identity is None:
             return
         exchange: Exchange = ctx.headers[RAW]  # type: ignore[attr-defined]
-        request_facts = {"aws:sourceip": [exchange.peer],
-                         "aws:securetransport": ["true" if exchange.secure else "false"],
+        request_facts = {"aws:sourceip": [exchange[3]],
+                         "aws:securetransport": ["true" if exchange[4] else "false"],
                          "aws:requestedregion": [ctx.region]}
         now = self.db.clock.now()
-        for demand in await demands_of(ctx, ctx.operation, body):
+        demands = await demands_of(ctx, ctx.operation, body)
+        allowed = True
+        for demand in demands:
             reason = self.decide(identity, demand, Facts(demand.facts, request_facts,
                                                          identity.facts, now))
             if reason is not None:
@@ -126,6 +142,22 @@ class Guard:
                 if self.enforcing:
                     raise errors.access_denied(message)
                 self.refused(demand.action, demand.resource, "AccessDeniedException", message)
+                allowed = False
+        if allowed and len(demands) == 1 and ctx.operation in ONE_TABLE:
+            self._note_granted(identity, ctx, body, demands[0])
+
+    def _note_granted(self, identity: Identity, ctx: Context, body: dict, demand: Demand) -> None:
+        """Remember an allowed one-table request that no condition decided (`granted`)."""
+        table = demand.table
+        name, index = body.get("TableName"), body.get("IndexName")
+        if table is None or type(name) is not str or table.name != name or \
+                (index is not None and type(index) is not str) or table.doc.get(POLICIES) or \
+                identity.account != self.db.account or \
+                not unconditional(identity.statements, demand.action, demand.resource):
+            return
+        if len(identity.granted) > 4096:
+            identity.granted.clear()
+        identity.granted[(ctx.operation, ctx.region, name, index)] = table
 
     def decide(self, identity: Identity, demand: Demand, facts: Facts) -> str | None:
         """None if allowed, else why not, in AWS's words."""

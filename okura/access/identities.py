@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import hashlib
 from dataclasses import dataclass, field
+from typing import Any
 from datetime import datetime
 
 import orjson
@@ -33,6 +34,9 @@ class Identity:
     token: str | None = None  # a session's token, required with its key
     expires: float | None = None  # a session's end, in epoch seconds
     facts: dict[str, Values] = field(default_factory=dict)  # aws:username, aws:PrincipalTag/...
+    # (operation, region, table name, index name) -> the table, for requests found allowed
+    # whatever their details (Guard.granted)
+    granted: dict[tuple, Any] = field(default_factory=dict)
 
 
 def _unique_id(prefix: str, name: str) -> str:

@@ -152,6 +152,30 @@ class Verdict(NamedTuple):
 NOTHING = Verdict(False, False, False)
 
 
+def unconditional(statements: list[Statement], action: str, resource: str) -> bool:
+    """Whether the statements allow the action on the resource whatever the request's
+    details: an Allow without conditions or variables covers it, and no Deny could."""
+    allowed = False
+    for statement in statements:
+        if not statement.acts_on(action):
+            continue
+        listed = statement.resources if statement.resources is not None else statement.not_resources
+        assert listed is not None
+        if any("${" in pattern for pattern in listed):
+            if not statement.allow:
+                return False
+            continue
+        if not statement.covers(resource, _NO_FACTS):
+            continue
+        if not statement.allow:
+            return False
+        allowed = allowed or not statement.conditions
+    return allowed
+
+
+_NO_FACTS = Facts({}, {}, {}, 0.0)
+
+
 def judge(statements: list[Statement], action: str, resource: str, facts: Facts,
           caller: Callable[[Principals], str | None] | None = None) -> Verdict:
     """What the statements say of one action on one resource (`caller` tells, for a

@@ -15,7 +15,7 @@ import hmac
 import re
 import time
 from email.utils import parsedate_tz
-from typing import Callable, NamedTuple
+from typing import Any, Callable, NamedTuple
 from urllib.parse import quote, unquote_to_bytes
 
 from okura import errors
@@ -89,20 +89,80 @@ def _basic(epoch: float) -> str:
     return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(epoch))
 
 
+_SHA256 = hashlib.sha256()
+
+
+class _Plan(NamedTuple):
+    """What every request signed with one Authorization head (all but the signature:
+    the key, the day, the region, the signed headers) shares, worked out once."""
+    signed: Signed  # what a good signature says (its token read per request)
+    date: bytes  # the credential scope's YYYYMMDD
+    scope: bytes  # date/region/dynamodb/aws4_request
+    names: tuple[bytes, ...]  # the signed headers
+    spelled: tuple[bytes, ...]  # the same, as the first request spelled them
+    signed_headers: bytes  # SignedHeaders
+    inner: Any  # SHA-256 states after HMAC's inner and outer key blocks (hashlib objects)
+    outer: Any
+
+
 class Verifier:
-    """Checks signatures; `secret_of(access key id)` gives a key's secret (None: unknown)."""
+    """Checks signatures; `secret_of(access key id)` gives a key's secret (None: unknown).
+
+    The form every SDK sends (POST /, Authorization and X-Amz-Date headers) takes a
+    short way: the part of the Authorization header before the signature names a plan
+    (_Plan) and the request costs a dict of its headers, four SHA-256 digests (body,
+    canonical request, HMAC from the plan's key states) and a few joins, nearly all in C.
+    Everything else, and every failure, takes the general way, which gives the errors."""
 
     def __init__(self, secret_of: Callable[[str], str | None]) -> None:
         self.secret_of = secret_of
-        self._keys: dict[tuple[str, str, str], bytes] = {}  # signing keys, by (secret, date, region)
+        self._plans: dict[bytes, _Plan] = {}  # by Authorization head (bounded)
         self._times: dict[str, float | None] = {}  # parsed timestamps (bounded)
-        self._signed: dict[str, list[bytes]] = {}  # SignedHeaders, split (bounded)
+        self._stamps: dict[bytes, float] = {}  # parsed X-Amz-Date values (bounded)
 
-    def verify(self, method: bytes, url: bytes, headers: dict[bytes, bytes], body: bytes,
+    def verify(self, method: bytes, url: bytes, pairs: list[tuple[bytes, bytes]], body: bytes,
                now: float) -> Signed:
         """The signature's access key, region and session token, once it is found good;
-        raises DynamoDB's authentication errors. `headers`: every request header, by
-        lower-case name (repeated ones joined by commas)."""
+        raises DynamoDB's authentication errors. `pairs`: the request's headers as sent."""
+        raw = dict(pairs)
+        authorization = raw.get(b"Authorization") or raw.get(b"authorization")
+        stamp = raw.get(b"X-Amz-Date") or raw.get(b"x-amz-date")
+        if authorization and stamp and url == b"/" and len(raw) == len(pairs):
+            head, _, signature = authorization.rpartition(b", Signature=")
+            plan = self._plans.get(head)
+            signed_at = self._stamps.get(stamp) or self._stamp(stamp)
+            if plan is not None and signed_at is not None and method == b"POST" and \
+                    now - WINDOW <= signed_at <= now + WINDOW and stamp[:8] == plan.date:
+                # (a value to trim makes a mismatch here, and the general way trims it)
+                values = list(map(raw.get, plan.spelled))
+                if None not in values:
+                    # (copies of an empty SHA-256: hashlib.sha256() looks its algorithm up
+                    # in OpenSSL every time, dearer than the digest of a short body)
+                    digest = _SHA256.copy()
+                    digest.update(body)
+                    canonical = b"POST\n/\n\n%s\n\n%s\n%s" % (
+                        b"\n".join(map(b":".join, zip(plan.names, values))),  # type: ignore[arg-type]
+                        plan.signed_headers, digest.hexdigest().encode())
+                    digest = _SHA256.copy()
+                    digest.update(canonical)
+                    inner = plan.inner.copy()
+                    inner.update(b"AWS4-HMAC-SHA256\n%s\n%s\n%s" % (
+                        stamp, plan.scope, digest.hexdigest().encode()))
+                    outer = plan.outer.copy()
+                    outer.update(inner.digest())
+                    if hmac.compare_digest(outer.hexdigest().encode(), signature):
+                        token = raw.get(b"X-Amz-Security-Token") or raw.get(_SECURITY_TOKEN)
+                        return plan.signed if token is None else \
+                            plan.signed._replace(token=token.decode("latin-1"))
+        return self._general(method, url, pairs, body, now)
+
+    def _general(self, method: bytes, url: bytes, pairs: list[tuple[bytes, bytes]],
+                 body: bytes, now: float) -> Signed:
+        """`verify` the long way: every form, every error."""
+        headers: dict[bytes, bytes] = {}  # by lower-case name, repeated ones joined by commas
+        for name, value in pairs:
+            name = name.lower()
+            headers[name] = headers[name] + b"," + value if name in headers else value
         path, _, query = url.partition(b"?")
         authorization = headers.get(b"authorization")
         if authorization is None and b"X-Amz-" in query:
@@ -134,12 +194,43 @@ class Verifier:
             raise errors.invalid_signature(  # Coral's text as users quote it
                 "Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date "
                 f"from HTTP: '{scope[1]}' != '{amz_date[:8]}', from '{amz_date}'.")
-        signed = self._signed_names(params["SignedHeaders"])
+        signed = params["SignedHeaders"]
         self._check(method, path, _canonical_query(query) if query else _EMPTY_QUERY, headers,
-                    signed, params["SignedHeaders"], hashlib.sha256(body).hexdigest(), scope,
-                    amz_date, params["Signature"])
+                    signed, hashlib.sha256(body).hexdigest(), scope, amz_date, params["Signature"])
+        if stamp is not None and path == b"/" and not query and method == b"POST":
+            self._remember(header, scope, signed, pairs)
         token = headers.get(_SECURITY_TOKEN)
         return Signed(scope[0], scope[2], None if token is None else token.decode("latin-1"))
+
+    def _stamp(self, stamp: bytes) -> float | None:
+        """An X-Amz-Date's epoch seconds (None: malformed), kept for the next requests."""
+        stamps = self._stamps
+        if len(stamps) > 1024:
+            stamps.clear()
+        parsed = _timestamp(stamp.decode("latin-1"))
+        if parsed is not None:
+            stamps[stamp] = parsed
+        return parsed
+
+    def _remember(self, header: str, scope: list[str], signed: str,
+                  pairs: list[tuple[bytes, bytes]]) -> None:
+        """Keep the plan of a good signature in the SDKs' form, for its next requests."""
+        head, sep, _ = header.encode("latin-1").rpartition(b", Signature=")
+        if not sep or not head.startswith(b"AWS4-HMAC-SHA256 Credential="):
+            return
+        if head in self._plans:
+            return
+        if len(self._plans) > 1024:
+            self._plans.clear()
+        secret = self.secret_of(scope[0])
+        assert secret is not None  # the signature was just found good
+        key = _signing_key(secret, scope[1], scope[2]).ljust(64, b"\0")
+        names = tuple(name.encode("latin-1") for name in signed.split(";"))
+        spellings = {name.lower(): name for name, _ in pairs}
+        self._plans[head] = _Plan(
+            Signed(scope[0], scope[2], None), scope[1].encode(), "/".join(scope[1:]).encode(),
+            names, tuple(spellings.get(name, name) for name in names), signed.encode("latin-1"),
+            hashlib.sha256(bytes(b ^ 0x36 for b in key)), hashlib.sha256(bytes(b ^ 0x5C for b in key)))
 
     def _presigned(self, method: bytes, path: bytes, query: bytes, headers: dict[bytes, bytes],
                    body: bytes, now: float) -> Signed:
@@ -177,21 +268,20 @@ class Verifier:
         pairs = sorted((quote(name, safe="-_.~"), quote(value, safe="-_.~"))
                        for name, value in params.items() if name != "X-Amz-Signature")
         canonical_query = "&".join(f"{name}={value}" for name, value in pairs).encode()
-        signed_names = self._signed_names(params["X-Amz-SignedHeaders"])
-        self._check(method, path, canonical_query, headers, signed_names,
-                    params["X-Amz-SignedHeaders"], hashlib.sha256(body).hexdigest(), scope,
-                    amz_date, params["X-Amz-Signature"])
+        self._check(method, path, canonical_query, headers, params["X-Amz-SignedHeaders"],
+                    hashlib.sha256(body).hexdigest(), scope, amz_date, params["X-Amz-Signature"])
         token = params.get("X-Amz-Security-Token")
         return Signed(scope[0], scope[2], token)
 
     def _check(self, method: bytes, path: bytes, query: bytes, headers: dict[bytes, bytes],
-               signed: list[bytes], signed_text: str, payload: str, scope: list[str],
-               amz_date: str, signature: str) -> None:
+               signed_text: str, payload: str, scope: list[str], amz_date: str,
+               signature: str) -> None:
         """The signature is the one the caller's secret gives, or raise."""
         secret = self.secret_of(scope[0])
         if secret is None:
             raise errors.unrecognized_client()
         canonical_headers = []
+        signed = [name.encode("latin-1") for name in signed_text.split(";")]
         for name in signed:
             value = headers.get(name)
             if value is None:
@@ -206,18 +296,10 @@ class Verifier:
         canonical = b"%s\n%s\n%s\n%s\n%s\n%s" % (
             method, _canonical_path(path), query, b"".join(canonical_headers),
             signed_text.encode("latin-1"), payload.encode())
-        date, region = scope[1], scope[2]
-        key = self._keys.get((secret, date, region))
-        if key is None:
-            key = ("AWS4" + secret).encode()
-            for part in (date, region, SERVICE, "aws4_request"):
-                key = hmac.digest(key, part.encode(), "sha256")
-            if len(self._keys) > 4096:
-                self._keys.clear()
-            self._keys[(secret, date, region)] = key
         string_to_sign = "%s\n%s\n%s\n%s" % (ALGORITHM, amz_date, "/".join(scope[1:]),
                                              hashlib.sha256(canonical).hexdigest())
-        expected = hmac.digest(key, string_to_sign.encode(), "sha256").hex()
+        expected = hmac.digest(_signing_key(secret, scope[1], scope[2]), string_to_sign.encode(),
+                               "sha256").hex()
         if not hmac.compare_digest(expected, signature):
             # DynamoDB's text as a user's report records it, with the canonical forms
             raise errors.invalid_signature(
@@ -236,13 +318,12 @@ class Verifier:
         parsed = times[amz_date] = _timestamp(amz_date)
         return parsed
 
-    def _signed_names(self, text: str) -> list[bytes]:
-        names = self._signed.get(text)
-        if names is None:
-            if len(self._signed) > 1024:
-                self._signed.clear()
-            names = self._signed[text] = [name.encode("latin-1") for name in text.split(";")]
-        return names
+
+def _signing_key(secret: str, date: str, region: str) -> bytes:
+    key = ("AWS4" + secret).encode()
+    for part in (date, region, SERVICE, "aws4_request"):
+        key = hmac.digest(key, part.encode(), "sha256")
+    return key
 
 
 def _check_window(signed_at: float, amz_date: str, now: float, past: bool = True) -> None:
