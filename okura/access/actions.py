@@ -235,6 +235,13 @@ _BUILDERS: dict[str, Builder] = {
     "DescribeExport": _on_arn("DescribeExport", "ExportArn"),
     "ImportTable": _imported_table,
     "DescribeImport": _on_arn("DescribeImport", "ImportArn"),
+    "CreateBackup": _on_table("CreateBackup"),
+    "DescribeBackup": _on_arn("DescribeBackup", "BackupArn"),
+    "DeleteBackup": _on_arn("DeleteBackup", "BackupArn"),
+    "RestoreTableFromBackup": _on_arn("RestoreTableFromBackup", "BackupArn"),
+    "RestoreTableToPointInTime": lambda d, body: d.on_table(
+        "RestoreTableToPointInTime", body,
+        member="SourceTableArn" if "SourceTableArn" in body else "SourceTableName"),
 }
 
 
@@ -251,7 +258,7 @@ async def demands_of(ctx: Context, operation: str, body: dict) -> list[Demand]:
     d = Demands(ctx)
     builder = _BUILDERS.get(operation)
     if builder is None:  # ListTables, DescribeLimits, DescribeEndpoints, ListStreams,
-        # ListExports, ListImports
+        # ListExports, ListImports, ListBackups
         await _anything(d, operation)
     else:
         await builder(d, body)

@@ -108,5 +108,6 @@ def backup_description(backup: Backup, status: str | None = None) -> dict:
 async def existing_backup(ctx: Context, arn: str) -> Backup:
     backup = await backups.find(ctx.db, ctx.region, arn)
     if backup is None:
-        raise errors.backup_error("BackupNotFoundException", f"Backup not found: {arn}")  # unverified
+        raise errors.backup_error("BackupNotFoundException",
+                                  f"Backup not found: {arn}")  # users' reports (DescribeBackup)
     return backup
