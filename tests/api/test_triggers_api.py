@@ -25,7 +25,8 @@ def out(clocked, tmp_path_factory):  # noqa: F811 - one directory per backend
 @pytest.fixture(scope="module")
 def node(clocked, tmp_path_factory, out):  # noqa: F811
     extra = ('\n[[event_source_mappings]]\nfunction = "collect"\ntable = "configured-orders"\n'
-             'starting_position = "TRIM_HORIZON"\nbatch_size = 7\n')
+             'starting_position = "TRIM_HORIZON"\nbatch_size = 7\n'
+             'filters = [\'{"dynamodb": {"Keys": {"pk": {"S": [{"prefix": "k"}]}}}}\']\n')
     path = config(tmp_path_factory.mktemp("trigger-config"), out, extra)
     return clocked("--config", path, "--trigger-interval", "0.05")
 
@@ -204,13 +205,15 @@ def test_okura_toml_mapping_follows_its_table(node, ddb, lam, out):
                      AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
                      StreamSpecification={"StreamEnabled": True,
                                           "StreamViewType": "NEW_IMAGE"})
-    put_many(ddb, name, [{"pk": {"S": f"k{i}"}} for i in range(10)])
+    put_many(ddb, name, [{"pk": {"S": key}} for key in [f"k{i}" for i in range(10)] + ["x"]])
     arn = ddb.describe_table(TableName=name)["Table"]["LatestStreamArn"]
     found = wait_for(lambda: lam.list_event_source_mappings(EventSourceArn=arn)[
         "EventSourceMappings"], what="the configured mapping")
     assert (found[0]["FunctionArn"], found[0]["BatchSize"]) == (FUNCTION_ARN, 7)
-    wait_for(lambda: len(keys_delivered(out, name)) == 10)
-    assert sorted(keys_delivered(out, name)) == sorted(f"k{i}" for i in range(10))
+    assert found[0]["FilterCriteria"]["Filters"][0]["Pattern"].startswith('{"dynamodb"')
+    put_many(ddb, name, [{"pk": {"S": "k-last"}}])  # delivered after "x" would have been
+    wait_for(lambda: "k-last" in keys_delivered(out, name))
+    assert sorted(keys_delivered(out, name)) == sorted([f"k{i}" for i in range(10)] + ["k-last"])
 
 
 def test_auth_enforce_refuses_lambdas_api(tmp_path):
