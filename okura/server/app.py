@@ -26,7 +26,8 @@ from okura.server.guarded import GuardedProtocol, guarded
 from okura.server.http import HttpProtocol, Outbox, Request, decode_body, request_ids
 from okura.server.router import ROUTES
 from okura.shapes.nodes import mismatch
-from okura.triggers.engine import Triggers
+from okura.triggers.engine import Triggers, check_triggers
+from okura.triggers.functions import ConfigError
 
 log = logging.getLogger("okura")
 # Runs of a request whose table's catalog keeps changing underneath it (an index
@@ -213,6 +214,11 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
 def run(settings: Settings) -> None:
     logging.basicConfig(level=settings.log_level.upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        check_triggers(settings)
+    except ConfigError as error:  # okura.toml declares triggers okura cannot run
+        log.error("%s", error)
+        raise SystemExit(2) from None
     try:
         import uvloop
     except ImportError:

@@ -69,6 +69,12 @@ def _configured(entries: list) -> list[tuple[str, str, dict]]:
     return found
 
 
+def check_triggers(settings: Settings) -> None:
+    """Raise ConfigError if okura.toml's functions or mappings cannot run."""
+    declared(settings.functions)
+    _configured(settings.event_source_mappings)
+
+
 class Triggers:
     def __init__(self, db: Database, settings: Settings) -> None:
         self.db = db
