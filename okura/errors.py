@@ -79,6 +79,10 @@ def expired_token() -> DynamoError:
                        "The security token included in the request is expired")
 
 
+def policy_not_found(message: str) -> DynamoError:
+    return DynamoError(_DYNAMO + "PolicyNotFoundException", message)
+
+
 def request_too_large() -> DynamoError:
     return DynamoError(_CORAL + "RequestEntityTooLargeException",
                        "Request entity too large", status=413)

@@ -21,12 +21,12 @@ from okura.access.demands import Demand
 from okura.access.identities import Identity
 from okura.access.actions import ONE_TABLE
 from okura.access.policies import NOTHING, Policy, judge, unconditional
+from okura.core.catalog import POLICIES
 from okura.core.context import Context
 from okura.core.database import Database
 
 log = logging.getLogger("okura.access")
 RAW = ":exchange"  # the headers' member a guarded connection keeps the Exchange in
-POLICIES = "ResourcePolicies"  # catalog-document member: {resource ARN: {Policy, RevisionId}}
 
 
 # What the signature covers and policies read, beyond the headers okura keeps: method,

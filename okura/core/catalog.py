@@ -27,7 +27,10 @@ if TYPE_CHECKING:
 ACTIVE, CREATING, UPDATING, DELETING = "ACTIVE", "CREATING", "UPDATING", "DELETING"
 # Catalog-document members that are okura's bookkeeping, not TableDescription members.
 PRIVATE = ("Tags", "TimeToLive", "TimeToLiveChanged", "StatusUntil", "IndexIds", "IndexJobs",
-           "Snapshots", "PointInTime")
+           "Snapshots", "PointInTime", "ResourcePolicies")
+# The member holding a table's resource-based policies and its streams':
+# {resource ARN: {"Policy": text, "RevisionId": id}}
+POLICIES = "ResourcePolicies"
 
 
 class CatalogChanged(Exception):

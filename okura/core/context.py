@@ -34,7 +34,7 @@ class Context:
         self.table: Table | None = None
         self.returned = 0  # items a Query, Scan or PartiQL SELECT returned
         # The caller's verified identity (okura.access.Identity) with --auth warn or
-        # enforce; server.http.Request leaves it unset while auth is off.
+        # enforce; None while auth is off.
         self.identity: Any = None
 
     def restart(self) -> None:

@@ -115,7 +115,7 @@ class Request(Context):
         self.db = db
         self.operation = self.region = self.access_key = ""
         self.ledger = Ledger()
-        self.table = None
+        self.table = self.identity = None
         self.returned = 0
         self.headers = headers
         self.request_id = request_id

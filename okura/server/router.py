@@ -13,6 +13,8 @@ from okura.operations import (batch_execute_statement, batch_get_item, batch_wri
                               update_table, update_ttl)
 from okura.operations import (describe_export, describe_import, export_table_to_point_in_time,
                               import_table, list_exports, list_imports)
+from okura.operations import (delete_resource_policy, get_resource_policy,
+                              put_resource_policy)
 from okura.operations import (create_backup, delete_backup, describe_backup,
                               describe_continuous_backups, list_backups,
                               restore_table_from_backup, restore_table_to_point_in_time,
@@ -66,6 +68,9 @@ _DYNAMODB_OPERATIONS: dict[str, Handler] = {
     "DeleteBackup": delete_backup.handle,
     "RestoreTableFromBackup": restore_table_from_backup.handle,
     "RestoreTableToPointInTime": restore_table_to_point_in_time.handle,
+    "PutResourcePolicy": put_resource_policy.handle,
+    "GetResourcePolicy": get_resource_policy.handle,
+    "DeleteResourcePolicy": delete_resource_policy.handle,
 }
 # DynamoDB Streams, on the same endpoint
 _STREAMS_OPERATIONS: dict[str, Handler] = {

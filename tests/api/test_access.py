@@ -7,6 +7,7 @@ import datetime
 import http.client
 import json
 import re
+import uuid
 from unittest import mock
 
 import boto3
@@ -20,6 +21,7 @@ from botocore.exceptions import ClientError
 from tests.conftest import Server
 
 ACCOUNT = "000000000000"
+OTHER = "111111111111"
 TENANT_POLICY = {"Version": "2012-10-17", "Statement": [{
     "Effect": "Allow",
     "Action": ["dynamodb:GetItem", "dynamodb:Query", "dynamodb:BatchGetItem", "dynamodb:PutItem",
@@ -44,6 +46,9 @@ CONFIG = {
          "policies": [DEV_POLICY]},
         {"name": "root", "access_key_id": "AKIAADMIN", "secret_access_key": "admin-secret",
          "policies": [EVERYTHING]},
+        {"name": "carol", "access_key_id": "AKIACAROL", "secret_access_key": "carol-secret"},
+        {"name": "mallory", "account_id": OTHER, "access_key_id": "AKIAMALLORY",
+         "secret_access_key": "mallory-secret", "policies": [EVERYTHING]},
     ],
     "roles": [{"name": "reader", "policies": [EVERYTHING], "sessions": [
         {"session_name": "s1", "access_key_id": "ASIAREADER", "secret_access_key": "reader-secret",
@@ -51,7 +56,8 @@ CONFIG = {
     "admin_access_key_ids": ["AKIAADMIN"],
 }
 SECRETS = {"AKIAALICE": "alice-secret", "AKIABOB": "bob-secret", "AKIADEV": "dev-secret",
-           "AKIAADMIN": "admin-secret", "ASIAREADER": "reader-secret"}
+           "AKIAADMIN": "admin-secret", "ASIAREADER": "reader-secret",
+           "AKIACAROL": "carol-secret", "AKIAMALLORY": "mallory-secret"}
 
 
 def _denied(user: str, action: str, resource: str, reason: str | None = None) -> str:
@@ -286,3 +292,74 @@ def test_warn_lets_everything_through_and_counts(tmp_path_factory):
         assert "would deny dynamodb:PutItem" in server.log_text()
     finally:
         server.stop()
+
+
+def _resource_policy(*statements: dict) -> str:
+    return json.dumps({"Version": "2012-10-17", "Statement": list(statements)})
+
+
+def _new_table(server: Server) -> str:
+    name = f"shared_{uuid.uuid4().hex[:8]}"
+    client(server, "AKIAADMIN").create_table(
+        TableName=name, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST")
+    return name
+
+
+def test_resource_policy_within_the_account(enforced):
+    name = _new_table(enforced)
+    admin, carol = client(enforced, "AKIAADMIN"), client(enforced, "AKIACAROL")
+    assert error_of(carol.get_item, TableName=name, Key={"pk": {"S": "a"}}) == (
+        "AccessDeniedException", _denied("carol", "GetItem", _arn(name)))
+    admin.delete_item(TableName=name, Key={"pk": {"S": "a"}})  # allowed (and remembered)
+    admin.put_resource_policy(ResourceArn=_arn(name), Policy=_resource_policy(
+        {"Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT}:user/carol"},
+         "Action": ["dynamodb:GetItem", "dynamodb:Query"], "Resource": [_arn(name), _arn(name) + "/index/*"]},
+        {"Effect": "Deny", "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT}:user/alice"},
+         "Action": "dynamodb:*", "Resource": "*"},
+        {"Effect": "Deny", "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT}:user/root"},
+         "Action": "dynamodb:DeleteItem", "Resource": "*"}))
+    # the policy changed the table: what was allowed before is decided again
+    assert error_of(admin.delete_item, TableName=name, Key={"pk": {"S": "a"}}) == (
+        "AccessDeniedException", _denied("root", "DeleteItem", _arn(name),
+                                         "with an explicit deny in a resource-based policy"))
+    # within one account the resource policy's Allow is enough
+    assert "Item" not in carol.get_item(TableName=name, Key={"pk": {"S": "a"}})
+    assert error_of(carol.put_item, TableName=name, Item={"pk": {"S": "a"}}) == (
+        "AccessDeniedException", _denied("carol", "PutItem", _arn(name)))
+    # its Deny beats an identity policy's Allow (the admin's policy allows everything)
+    assert error_of(client(enforced, "AKIAALICE").get_item, TableName=name,
+                    Key={"pk": {"S": "t1"}}) == (
+        "AccessDeniedException", _denied("alice", "GetItem", _arn(name),
+                                         "with an explicit deny in a resource-based policy"))
+
+
+def test_resource_policy_across_accounts(enforced):
+    name = _new_table(enforced)
+    mallory = client(enforced, "AKIAMALLORY")
+    stranger = f"User: arn:aws:iam::{OTHER}:user/mallory is not authorized to perform: " \
+               f"dynamodb:GetItem on resource: {_arn(name)} because no resource-based policy " \
+               "allows the dynamodb:GetItem action"
+    # her own policy allows everything, but the table's account has not let her in
+    assert error_of(mallory.get_item, TableName=_arn(name), Key={"pk": {"S": "a"}}) == (
+        "AccessDeniedException", stranger)
+    client(enforced, "AKIAADMIN").put_resource_policy(ResourceArn=_arn(name), Policy=_resource_policy(
+        {"Effect": "Allow", "Principal": {"AWS": OTHER}, "Action": "dynamodb:GetItem",
+         "Resource": _arn(name)}))
+    assert "Item" not in mallory.get_item(TableName=_arn(name), Key={"pk": {"S": "a"}})
+
+
+def test_confirm_remove_self_resource_access(enforced):
+    name = _new_table(enforced)
+    admin = client(enforced, "AKIAADMIN")
+    locking = _resource_policy({
+        "Effect": "Deny", "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT}:user/root"},
+        "Action": "dynamodb:PutResourcePolicy", "Resource": _arn(name)})
+    assert error_of(admin.put_resource_policy, ResourceArn=_arn(name), Policy=locking)[0] == \
+        "ValidationException"
+    admin.put_resource_policy(ResourceArn=_arn(name), Policy=locking,
+                              ConfirmRemoveSelfResourceAccess=True)
+    assert error_of(admin.put_resource_policy, ResourceArn=_arn(name), Policy=_resource_policy()) == (
+        "AccessDeniedException", _denied("root", "PutResourcePolicy", _arn(name),
+                                         "with an explicit deny in a resource-based policy"))
