@@ -32,8 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from okura.config import Settings  # noqa: E402 - after the path set-up
 from okura.core.clock import Clock  # noqa: E402
 from okura.core.database import Database  # noqa: E402
-from okura.server.app import App, guard_app, make_engine  # noqa: E402
-from okura.server.guarded import GuardedProtocol  # noqa: E402
+from okura.server.app import App, make_engine  # noqa: E402
+from okura.server.guarded import GuardedProtocol, guard_app  # noqa: E402
 from okura.server.http import HttpProtocol  # noqa: E402
 
 CONNECTIONS = 16

@@ -45,6 +45,11 @@ def main(argv: list[str] | None = None) -> None:
     serve.add_argument("--import-error-dir", metavar="DIR",
                        help="where ImportTable logs the lines it could not import "
                             "(default <data-dir>/import-errors)")
+    serve.add_argument("--audit-log", metavar="PATH",
+                       help="audit log of requests, CloudTrail-shaped JSON lines (with --auth "
+                            "warn|enforce; default: audit.jsonl in the data dir)")
+    serve.add_argument("--audit-data-events", action="store_true", default=None,
+                       help="audit item reads and writes too, not only control-plane requests")
     serve.add_argument("--log-level", choices=["debug", "info", "warning", "error"])
     serve.add_argument("--config", default="okura.toml", help="settings file (default okura.toml)")
     _backup_commands(commands)

@@ -23,6 +23,10 @@ class Settings:
     clock_offset: float = 0.0         # start the server's clock this many seconds ahead
     auth: str = "off"                 # off | warn | enforce: SigV4 and IAM policies (docs/access.md)
     auth_config: str = ""             # JSON file of users, keys, policies and admin keys
+    audit_log: str = ""               # CloudTrail-shaped JSON lines (default: data dir, SQLite)
+    audit_data_events: bool = False   # also item reads and writes, PartiQL, stream records
+    audit_max_bytes: int = 100 * 1024 * 1024  # the audit log rotates past this size
+    audit_backups: int = 5            # rotated audit files kept
     # Stream triggers (docs/triggers.md): [functions.NAME] tables and
     # [[event_source_mappings]] entries of okura.toml, and the poll interval
     functions: dict = field(default_factory=dict)

@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 from okura import errors
 from okura.access import sigv4
 from okura.access.actions import demands_of
+from okura.access.audit import Audit
 from okura.access.conditions import Facts, PolicyError
 from okura.access.demands import Demand
 from okura.access.identities import Identity
@@ -55,8 +56,10 @@ def resource_policy(table: Any, resource: str) -> Policy | None:
 
 
 class Guard:
-    def __init__(self, db: Database, mode: str, identities: dict[str, Identity]) -> None:
+    def __init__(self, db: Database, mode: str, identities: dict[str, Identity],
+                 audit: Audit | None = None) -> None:
         self.db = db
+        self.audit = audit
         self.enforcing = mode == "enforce"
         self.identities = identities
         self.verifier = sigv4.Verifier(self._secret)
@@ -85,6 +88,13 @@ class Guard:
             identity, region = self.verified(exchange, body)
         except errors.DynamoError as error:
             if self.enforcing:
+                if self.audit is not None and self.audit.wanted(request.operation):
+                    request.identity = None
+                    try:  # the key and region the request claims, for the record
+                        self._unverified(request)
+                    except errors.DynamoError:
+                        pass
+                    self.record(request, None, error)
                 raise
             self._unverified(request)
             self.refused("dynamodb:" + request.operation, "*", error.name, error.message or "")
@@ -180,6 +190,13 @@ class Guard:
             return f"because no resource-based policy allows the {action} action"
         return None if mine.allowed else \
             f"because no identity-based policy allows the {action} action"
+
+    def record(self, ctx: Any, body: Any, error: errors.DynamoError | None) -> None:
+        """The request's audit record."""
+        assert self.audit is not None
+        _method, _url, pairs, peer, _secure = ctx.headers[RAW]
+        agent = next((value for name, value in pairs if name.lower() == b"user-agent"), b"")
+        self.audit.record(ctx, body, error, peer, agent.decode("latin-1"))
 
     def refused(self, action: str, resource: str, reason: str, message: str) -> None:
         """warn mode: count and log a would-be denial."""

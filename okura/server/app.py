@@ -19,10 +19,9 @@ from okura.core.database import Database
 from okura.core.history import keep as keep_histories
 from okura.core.transfer.objects import store_for
 from okura.core.ttl.sweeper import Sweeper
-from okura.access import identities
 from okura.access.guard import Guard
 from okura.server import auth
-from okura.server.guarded import GuardedProtocol, guarded
+from okura.server.guarded import GuardedProtocol, guard_app
 from okura.server.http import HttpProtocol, Outbox, Request, decode_body, request_ids
 from okura.server.router import ROUTES
 from okura.shapes.nodes import mismatch
@@ -121,21 +120,6 @@ async def _roll_metrics(db: Database) -> None:
     while True:
         await asyncio.sleep(1.0)
         db.metrics.roll()
-
-
-def guard_app(app: App, settings: Settings) -> None:
-    """Turn access control on (--auth warn|enforce); a bad auth config stops the start."""
-    if settings.auth not in ("warn", "enforce"):
-        raise SystemExit(f"--auth must be off, warn or enforce, not {settings.auth!r}")
-    if not settings.auth_config:
-        raise SystemExit(f"--auth {settings.auth} needs --auth-config PATH (docs/access.md)")
-    try:
-        known = identities.load(settings.auth_config, settings.account_id)
-    except identities.ConfigError as error:
-        raise SystemExit(f"okura: {error}") from None
-    app.guard = guard = Guard(app.db, settings.auth, known)
-    app.routes = {target: (name, guarded(guard, handler))
-                  for target, (name, handler) in ROUTES.items()}
 
 
 def make_engine(settings: Settings):

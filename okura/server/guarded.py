@@ -4,10 +4,21 @@ client's address, TLS), in the request's headers under guard.RAW; and the operat
 handlers wrapped to authorize each request first. With auth off none of this runs."""
 from __future__ import annotations
 
+import os
+from typing import TYPE_CHECKING
+
+from okura import errors
+from okura.access import identities
+from okura.access.audit import Audit
 from okura.access.guard import RAW, Guard
+from okura.config import Settings
+from okura.core.catalog import CatalogChanged
 from okura.core.context import Context
 from okura.server.http import _SPELLED, _UNKNOWN, HttpProtocol
-from okura.server.router import Handler
+from okura.server.router import ROUTES, Handler
+
+if TYPE_CHECKING:
+    from okura.server.app import App
 
 
 class GuardedProtocol(HttpProtocol):
@@ -35,8 +46,9 @@ class GuardedProtocol(HttpProtocol):
         plain(self)
 
 
-def guarded(guard: Guard, handler: Handler) -> Handler:
-    """The handler, run once the guard allows the request."""
+def guarded(guard: Guard, operation: str, handler: Handler) -> Handler:
+    """The handler, run once the guard allows the request (and, for an operation the audit
+    log records, recorded with its outcome)."""
 
     async def authorized(ctx: Context, body: dict):
         await guard.authorize(ctx, body)
@@ -46,5 +58,47 @@ def guarded(guard: Guard, handler: Handler) -> Handler:
         # the handler's own coroutine when the guard's notes allow the request at once
         return handler(ctx, body) if guard.granted(ctx, body) else authorized(ctx, body)
 
-    return run
+    audit = guard.audit
+    if audit is None or not audit.wanted(operation):
+        return run
 
+    async def audited(ctx: Context, body: dict):
+        error: errors.DynamoError | None = None
+        try:
+            return await run(ctx, body)
+        except CatalogChanged:  # run again by dispatch, recorded then
+            raise
+        except errors.DynamoError as refused:
+            error = refused
+            raise
+        except Exception:
+            error = errors.internal_server_error()
+            raise
+        finally:
+            guard.record(ctx, body, error)
+
+    return audited
+
+
+def guard_app(app: App, settings: Settings) -> None:
+    """Turn access control on (--auth warn|enforce) with its audit log; a bad auth config
+    stops the start."""
+    if settings.auth not in ("warn", "enforce"):
+        raise SystemExit(f"--auth must be off, warn or enforce, not {settings.auth!r}")
+    if not settings.auth_config:
+        raise SystemExit(f"--auth {settings.auth} needs --auth-config PATH (docs/access.md)")
+    try:
+        known = identities.load(settings.auth_config, settings.account_id)
+    except identities.ConfigError as error:
+        raise SystemExit(f"okura: {error}") from None
+    path = settings.audit_log
+    if not path and not settings.memory and not settings.postgres:
+        path = os.path.join(settings.data_dir, "audit.jsonl")
+    audit = None
+    if path:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        audit = Audit(path, settings.audit_data_events, settings.audit_max_bytes,
+                      settings.audit_backups)
+    app.guard = guard = Guard(app.db, settings.auth, known, audit)
+    app.routes = {target: (name, guarded(guard, name, handler))
+                  for target, (name, handler) in ROUTES.items()}

@@ -114,8 +114,13 @@ def error_of(call, *args, **kwargs) -> tuple[str, str]:
 
 
 @pytest.fixture(scope="module")
-def enforced(tmp_path_factory):
-    server = start(tmp_path_factory, "enforce")
+def audit_path(tmp_path_factory):
+    return tmp_path_factory.mktemp("audit") / "audit.jsonl"
+
+
+@pytest.fixture(scope="module")
+def enforced(tmp_path_factory, audit_path):
+    server = start(tmp_path_factory, "enforce", "--audit-log", str(audit_path))
     admin = client(server, "AKIAADMIN")
     admin.create_table(TableName="tenants", KeySchema=[
         {"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
@@ -363,3 +368,67 @@ def test_confirm_remove_self_resource_access(enforced):
     assert error_of(admin.put_resource_policy, ResourceArn=_arn(name), Policy=_resource_policy()) == (
         "AccessDeniedException", _denied("root", "PutResourcePolicy", _arn(name),
                                          "with an explicit deny in a resource-based policy"))
+
+
+def _events(path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_audit_log_of_control_plane_events(enforced, audit_path):
+    name = _new_table(enforced)
+    dev = client(enforced, "AKIADEV")
+    client(enforced, "AKIAADMIN").put_item(TableName=name, Item={"pk": {"S": "secret-key"},
+                                                                  "v": {"S": "secret value"}})
+    error_of(dev.describe_table, TableName=name)
+    error_of(client(enforced, "AKIADEV", "wrong").list_tables)
+    events = _events(audit_path)
+    created = [e for e in events if e["eventName"] == "CreateTable"
+               and e["requestParameters"]["tableName"] == name]
+    assert len(created) == 1
+    event = created[0]
+    assert event["userIdentity"] == {
+        "type": "IAMUser", "principalId": event["userIdentity"]["principalId"],
+        "arn": f"arn:aws:iam::{ACCOUNT}:user/root", "accountId": ACCOUNT,
+        "accessKeyId": "AKIAADMIN", "userName": "root"}
+    assert event["eventSource"] == "dynamodb.amazonaws.com" and event["awsRegion"] == "us-east-1"
+    assert event["sourceIPAddress"] == "127.0.0.1" and event["userAgent"].startswith("Boto3/")
+    assert event["resources"] == [{"accountId": ACCOUNT, "type": "AWS::DynamoDB::Table",
+                                   "ARN": _arn(name)}]
+    assert (event["readOnly"], event["managementEvent"], event["eventCategory"]) == (
+        False, True, "Management")
+    assert "errorCode" not in event and len(event["requestID"]) == 52
+    # data events are not recorded unless asked for
+    assert not [e for e in events if e["eventName"] == "PutItem"]
+    refused = [e for e in events if e["eventName"] == "DescribeTable"
+               and e["requestParameters"] == {"tableName": name}]
+    assert refused[-1]["errorCode"] == "AccessDeniedException"
+    assert refused[-1]["errorMessage"] == _denied("dev", "DescribeTable", _arn(name))
+    unsigned = [e for e in events if e["eventName"] == "ListTables"
+                and e.get("errorCode") == "InvalidSignatureException"]
+    assert unsigned and unsigned[-1]["userIdentity"] == {"type": "Unknown",
+                                                         "accessKeyId": "AKIADEV"}
+
+
+def test_audit_log_of_data_events(tmp_path_factory):
+    path = tmp_path_factory.mktemp("audit") / "audit.jsonl"
+    server = start(tmp_path_factory, "enforce", "--audit-log", str(path), "--audit-data-events")
+    try:
+        name = _new_table(server)
+        admin = client(server, "AKIAADMIN")
+        admin.put_item(TableName=name, Item={"pk": {"S": "k1"}, "v": {"S": "secret value"}},
+                       ConditionExpression="attribute_not_exists(v) OR v <> :x",
+                       ExpressionAttributeValues={":x": {"S": "another secret"}})
+        admin.batch_write_item(RequestItems={name: [
+            {"PutRequest": {"Item": {"pk": {"S": "k2"}, "v": {"S": "secret value"}}}}]})
+        text = path.read_text()
+        assert "secret" not in text
+        put = [e for e in _events(path) if e["eventName"] == "PutItem"][0]
+        assert put["requestParameters"] == {
+            "tableName": name, "key": {"pk": {"S": "k1"}},
+            "conditionExpression": "attribute_not_exists(v) OR v <> :x"}
+        assert (put["managementEvent"], put["eventCategory"]) == (False, "Data")
+        batch = [e for e in _events(path) if e["eventName"] == "BatchWriteItem"][0]
+        assert batch["requestParameters"] == {"requestItems": {
+            name: [{"putRequest": {"key": {"pk": {"S": "k2"}}}}]}}
+    finally:
+        server.stop()
