@@ -50,6 +50,12 @@ def main(argv: list[str] | None = None) -> None:
                             "warn|enforce; default: audit.jsonl in the data dir)")
     serve.add_argument("--audit-data-events", action="store_true", default=None,
                        help="audit item reads and writes too, not only control-plane requests")
+    serve.add_argument("--tls-cert", metavar="PEM", help="serve HTTPS with this certificate")
+    serve.add_argument("--tls-key", metavar="PEM", help="the certificate's private key")
+    serve.add_argument("--tls-self-signed", action="store_true", default=None,
+                       help="serve HTTPS with a certificate made once and kept in the data dir")
+    serve.add_argument("--tls-port", type=int,
+                       help="port of HTTPS, beside HTTP on --port (default 8443)")
     serve.add_argument("--log-level", choices=["debug", "info", "warning", "error"])
     serve.add_argument("--config", default="okura.toml", help="settings file (default okura.toml)")
     _backup_commands(commands)

@@ -27,6 +27,10 @@ class Settings:
     audit_data_events: bool = False   # also item reads and writes, PartiQL, stream records
     audit_max_bytes: int = 100 * 1024 * 1024  # the audit log rotates past this size
     audit_backups: int = 5            # rotated audit files kept
+    tls_cert: str = ""                # PEM certificate (chain) for HTTPS
+    tls_key: str = ""                 # its PEM private key
+    tls_self_signed: bool = False     # make (once) and use a certificate kept in the data dir
+    tls_port: int = 8443              # the HTTPS port, beside --port's HTTP
     # Stream triggers (docs/triggers.md): [functions.NAME] tables and
     # [[event_source_mappings]] entries of okura.toml, and the poll interval
     functions: dict = field(default_factory=dict)

@@ -20,7 +20,7 @@ from okura.core.history import keep as keep_histories
 from okura.core.transfer.objects import store_for
 from okura.core.ttl.sweeper import Sweeper
 from okura.access.guard import Guard
-from okura.server import auth
+from okura.server import auth, tls
 from okura.server.guarded import GuardedProtocol, guard_app
 from okura.server.http import HttpProtocol, Outbox, Request, decode_body, request_ids
 from okura.server.router import ROUTES
@@ -162,8 +162,16 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     gc.freeze()
     loop = asyncio.get_running_loop()
     protocol = HttpProtocol if app.guard is None else GuardedProtocol
-    server = await loop.create_server(lambda: protocol(app), settings.host, settings.port,
-                                      reuse_address=True, backlog=1024)
+    servers = []
+    secure = tls.context(settings)
+    if secure is not None:  # HTTPS on its own port, beside HTTP (server/tls.py), first: a
+        # client that finds HTTP listening finds HTTPS too
+        servers.append(await loop.create_server(
+            lambda: protocol(app), settings.host, settings.tls_port, ssl=secure,
+            reuse_address=True, backlog=1024))
+        log.info("okura listening for HTTPS on %s:%d", settings.host, settings.tls_port)
+    servers.append(await loop.create_server(lambda: protocol(app), settings.host, settings.port,
+                                            reuse_address=True, backlog=1024))
     stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
@@ -181,7 +189,8 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     for task in background:
         task.cancel()
     await app.triggers.close()
-    server.close()
+    for listening in servers:
+        listening.close()
     await asyncio.sleep(0)  # let the last group commit send its replies
     for connection in list(app.connections):
         connection.close_when_idle()
