@@ -158,18 +158,18 @@ async def step(db: Database, record: dict) -> bool:
     bucket = description["S3Bucket"]
     now = db.clock.now
     going = True
+    history = await _history(db, record)
+    if history is not None and not history.ready:
+        return True  # its base snapshot is still being taken: wait for it
     try:
-        if not record.get("Started"):
-            await _put(db, bucket, folder(description) + "_started", b"")
-            record["Started"] = True
-        history = await _history(db, record)
         if history is None:
             jobs.end(spaces.EXPORTS, record, jobs.FAILED, now(), "PointInTimeRecoveryUnavailable",
                      "Point in time recovery was disabled during the export")  # unverified
             going = False
-        elif not history.ready:
-            return True  # its base snapshot is still being taken: wait for it
         else:
+            if not record.get("Started"):
+                await _put(db, bucket, folder(description) + "_started", b"")
+                record["Started"] = True
             going = await _next_file(db, record, history)
     except StoreError as failure:
         jobs.end(spaces.EXPORTS, record, jobs.FAILED, now(), failure.code, failure.message)

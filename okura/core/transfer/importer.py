@@ -50,9 +50,6 @@ class _Source:
         self.entries = entries
 
 
-_sources: dict[str, _Source] = {}  # per import ARN: this node's current object
-
-
 def _decode(data: bytes, description: dict, types: dict[str, str]
             ) -> list[tuple[int, dict | formats.BadLine]]:
     try:
@@ -77,7 +74,8 @@ async def _source(db: Database, record: dict) -> _Source:
     description = record["Description"]
     arn = description["ImportArn"]
     position = record["File"]
-    source = _sources.get(arn)
+    sources = db.transfers.sources
+    source = sources.get(arn)
     if source is None or source.position != position:
         bucket = description["S3BucketSource"]["S3Bucket"]
         data = await asyncio.to_thread(db.transfers.store.get, bucket, record["Keys"][position])
@@ -86,7 +84,7 @@ async def _source(db: Database, record: dict) -> _Source:
         # decoded in a thread (Ion's reader takes ~0.1 ms a line): the event loop keeps
         # serving meanwhile
         entries = await asyncio.to_thread(_decode, data, description, types)
-        source = _sources[arn] = _Source(arn, position, len(data), entries)
+        source = sources[arn] = _Source(arn, position, len(data), entries)
     return source
 
 
@@ -162,7 +160,7 @@ async def step(db: Database, record: dict) -> bool:
         jobs.end(spaces.IMPORTS, record, jobs.FAILED, now(), failure.code, failure.message)
         going = False
     if not going:
-        _sources.pop(description["ImportArn"], None)
+        db.transfers.sources.pop(description["ImportArn"], None)
     await jobs.save(db, spaces.IMPORTS, record)
     return going
 

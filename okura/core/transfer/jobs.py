@@ -10,7 +10,7 @@ resumes from the last saved step after a restart or on another node.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 import orjson
 
@@ -32,11 +32,14 @@ Step = Callable[["Database", dict], Awaitable[bool]]
 
 
 class Transfers:
-    """Where export and import objects are (`store`) and where import errors are logged."""
+    """Where export and import objects are (`store`), where import errors are logged, and
+    the decoded object each import running here is reading (`sources`, by import ARN:
+    kept between its steps)."""
 
     def __init__(self, store: ObjectStore, error_logs: str) -> None:
         self.store = store
         self.error_logs = error_logs
+        self.sources: dict[str, Any] = {}
 
 
 async def start(db: Database, space: int, record: dict) -> None:
