@@ -18,12 +18,12 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Callable
 
-from okura.access.patterns import arn_matcher, glob
+from okura.access.patterns import LITERAL_QUESTION, LITERAL_STAR, arn_matcher, glob, plain
 
 Values = list[str]
 _VARIABLE = re.compile(r"\$\{([^}]*)\}")
 _DEFAULT = re.compile(r"\s*([^,\s]+)\s*,\s*'([^']*)'\s*")
-_SPECIAL = {"*": "*", "?": "?", "$": "$"}
+_SPECIAL = {"*": LITERAL_STAR, "?": LITERAL_QUESTION, "$": "$"}
 
 
 class Facts:
@@ -202,6 +202,8 @@ class Condition:
         policy = self.values
         if self.variable:
             policy = [v for v in (substitute(p, facts) for p in policy) if v is not None]
+            if self.compare is not _like and self.compare is not _arn_like:
+                policy = [plain(v) for v in policy]
         compare = self.compare
         if self.qualifier == "ForAllValues":
             return all(any(compare(v, p) for p in policy) != self.negated for v in found)

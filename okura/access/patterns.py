@@ -9,8 +9,22 @@ from functools import lru_cache
 from typing import Callable
 
 
+# ${*} and ${?} in a policy stand for the characters themselves, not wildcards:
+# substitution leaves these in their place, which match the plain characters.
+LITERAL_STAR, LITERAL_QUESTION = "\ue000", "\ue001"
+_LITERALS = {LITERAL_STAR: re.escape("*"), LITERAL_QUESTION: re.escape("?")}
+
+
 def _regex(pattern: str, star: str = ".*") -> str:
-    return "".join(star if c == "*" else "." if c == "?" else re.escape(c) for c in pattern)
+    return "".join(star if c == "*" else "." if c == "?" else _LITERALS.get(c) or re.escape(c)
+                   for c in pattern)
+
+
+def plain(text: str) -> str:
+    """A substituted policy value for an operator without wildcards."""
+    if LITERAL_STAR in text or LITERAL_QUESTION in text:
+        return text.replace(LITERAL_STAR, "*").replace(LITERAL_QUESTION, "?")
+    return text
 
 
 @lru_cache(maxsize=4096)
@@ -29,9 +43,8 @@ def arn_matcher(pattern: str) -> Callable[[str], bool]:
     if pattern == "*":
         return lambda arn: True
     parts = pattern.split(":", 5)
-    if len(parts) < 6:
-        exact = glob(pattern)
-        return lambda arn: exact.fullmatch(arn) is not None
+    if len(parts) < 6:  # not an ARN: names nothing but itself
+        return lambda arn: arn == pattern
     regex = re.compile(":".join([_regex(part, "[^:]*") for part in parts[:5]]
                                 + [_regex(parts[5])]), re.DOTALL)
     return lambda arn: regex.fullmatch(arn) is not None
