@@ -17,7 +17,7 @@ from items_common import NOT_FOUND, fails
 from test_clock import advance
 from transfer_common import BUCKET, own_database, wait_import  # noqa: F401
 
-HALF = 1500  # lines of each of the two objects
+HALF = 600  # lines of each of the two objects (the first is imported in one step)
 LEASE_TIME = 10  # seconds: core.jobs.LEASE_TIME
 KEYS = {"KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
         "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
