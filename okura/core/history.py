@@ -146,6 +146,7 @@ class History:
             if len(rows) < CHUNK:
                 return
             lo = rows[-1][0] + b"\x00"
+            await asyncio.sleep(0)  # requests run between chunks (SQLite never yields)
 
     async def _folded(self, db: Database, lo: bytes | None, hi: bytes | None,
                       only: dict | None = None) -> dict[bytes, tuple]:
@@ -190,6 +191,7 @@ class History:
             if len(rows) < CHUNK:
                 break
             after = (rows[-1][0], rows[-1][1])
+            await asyncio.sleep(0)
         created = [(hk, rk, size, doc) for _, (hk, rk, size, doc, _) in sorted(changed.items())
                    if doc[:1] != TOMBSTONE]
         for start in range(0, len(created), CHUNK):

@@ -119,5 +119,6 @@ async def drop_tombstones(db: Database, space: int) -> tuple[int, int]:
         if len(rows) < CHUNK:
             break
         after = (rows[-1][0], rows[-1][1])
+        await asyncio.sleep(0)  # requests run between chunks (SQLite never yields)
     async with db.engine.reader() as unit:
         return await unit.table_stats(space)

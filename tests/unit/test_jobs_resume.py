@@ -1,17 +1,26 @@
 """A background job survives a restart: a backup interrupted after its first step goes
 on from its saved state when the server opens the same SQLite file again, and still
-holds the table as of its start (a write made after the restart included)."""
+holds the table as of its start (a write made after the restart included). A backup
+still being created can be neither deleted nor restored (BackupInUseException)."""
 from __future__ import annotations
 
 import asyncio
 
-from in_process import app_on
+import orjson
+
+from in_process import app_on, memory_app
 from okura.config import Settings
 from okura.core import jobs, snapshots
-from test_index_jobs import call
+from okura.server.http import Request
+from test_index_jobs import SIGNED, call
 
 TABLE = "tab"
 COUNT = 2 * snapshots.CHUNK + 10
+
+
+def request(app, operation: str) -> Request:
+    headers = dict(SIGNED, **{"x-amz-target": f"DynamoDB_20120810.{operation}"})
+    return Request(app.db, headers, b"RID", None)
 
 
 def test_a_backup_resumes_after_a_restart(tmp_path):
@@ -56,5 +65,28 @@ def test_a_backup_resumes_after_a_restart(tmp_path):
             assert item["Item"]["v"] == {"N": "0"}
             table = await call(app, "DescribeTable", {"TableName": "copy"})
             assert table["Table"]["ItemCount"] == COUNT
+
+    asyncio.run(scenario())
+
+
+def test_a_backup_being_created_is_in_use():
+    async def scenario():
+        async with memory_app() as app:
+            await call(app, "CreateTable", {
+                "TableName": TABLE, "BillingMode": "PAY_PER_REQUEST",
+                "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+                "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}]})
+            arn = (await call(app, "CreateBackup", {"TableName": TABLE, "BackupName": "bkp"}))[
+                "BackupDetails"]["BackupArn"]
+            # the job has not run: the backup is CREATING
+            for operation, body in (("DeleteBackup", {"BackupArn": arn}),
+                                    ("RestoreTableFromBackup", {"BackupArn": arn,
+                                                                "TargetTableName": "copy"})):
+                status, reply = await app.dispatch(request(app, operation), orjson.dumps(body))
+                assert status == 400
+                assert orjson.loads(reply)["__type"].endswith("#BackupInUseException")
+            while await app.db.jobs.round():
+                pass
+            await call(app, "DeleteBackup", {"BackupArn": arn})
 
     asyncio.run(scenario())
