@@ -1,7 +1,8 @@
 """A background job survives a restart: a backup interrupted after its first step goes
 on from its saved state when the server opens the same SQLite file again, and still
 holds the table as of its start (a write made after the restart included). A backup
-still being created can be neither deleted nor restored (BackupInUseException)."""
+still being created or restored from cannot be deleted (BackupInUseException), nor
+restored into a table being created (TableInUseException)."""
 from __future__ import annotations
 
 import asyncio
@@ -85,6 +86,18 @@ def test_a_backup_being_created_is_in_use():
                 status, reply = await app.dispatch(request(app, operation), orjson.dumps(body))
                 assert status == 400
                 assert orjson.loads(reply)["__type"].endswith("#BackupInUseException")
+            while await app.db.jobs.round():
+                pass
+            restore = {"BackupArn": arn, "TargetTableName": "copy"}
+            await call(app, "RestoreTableFromBackup", restore)
+            # its target is being created, and the backup is being restored from
+            for operation, body in (("RestoreTableFromBackup", restore),
+                                    ("DeleteBackup", {"BackupArn": arn})):
+                status, reply = await app.dispatch(request(app, operation), orjson.dumps(body))
+                assert status == 400
+                assert orjson.loads(reply)["__type"].endswith(
+                    "#TableInUseException" if operation == "RestoreTableFromBackup"
+                    else "#BackupInUseException")
             while await app.db.jobs.round():
                 pass
             await call(app, "DeleteBackup", {"BackupArn": arn})

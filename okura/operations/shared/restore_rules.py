@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from okura import errors
 from okura.core import restores
-from okura.core.catalog import CREATING
+from okura.core.catalog import CREATING, DELETING
 from okura.core.context import Context
 from okura.operations.create_table import table_document
 from okura.operations.shared.backup_replies import billing_mode
@@ -40,10 +40,16 @@ def _sse(source: dict) -> dict | None:
 
 
 async def check_target_free(ctx: Context, name: str) -> None:
+    """No table of the target's name: TableAlreadyExistsException, or TableInUseException
+    while one is being created or deleted (API reference)."""
     table = await ctx.db.catalog.get(ctx.region, name)
-    if table is not None:
-        raise errors.backup_error("TableAlreadyExistsException",
-                                  f"Table already exists: {name}")  # unverified
+    if table is None:
+        return
+    if table.status(ctx.clock.now()) in (CREATING, DELETING):
+        raise errors.backup_error("TableInUseException",
+                                  f"Table is being created or deleted: {name}")  # unverified
+    raise errors.backup_error("TableAlreadyExistsException",
+                              f"Table already exists: {name}")  # unverified
 
 
 def target_document(ctx: Context, source: dict, body: dict, summary: dict) -> dict:
