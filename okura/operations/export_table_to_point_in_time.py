@@ -92,5 +92,7 @@ async def handle(ctx: Context, body: dict) -> dict:
             description[member] = body[member]
     record = {"Region": ctx.region, "TableName": table.name, "TableRowId": table.id,
               "Request": transfer_jobs.request_digest(body), "Description": description}
+    if export_type == FULL:  # the progress logged: items written of about this many
+        record["Total"] = (await ctx.db.catalog.stats((table.id,)))[table.id][0]
     await jobs.start(ctx.db, spaces.EXPORTS, record)
     return {"ExportDescription": description}

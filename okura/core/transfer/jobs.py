@@ -88,7 +88,7 @@ def end(space: int, record: dict, outcome: str, now: float, code: str = "",
 
 def runs(space: int, done: Callable[[dict], int]) -> Callable[[Step], Step]:
     """Register a step as the core.jobs kind of the space's jobs; `done(record)` is the
-    progress the runner logs."""
+    progress the runner logs (of the record's "Total", where it has one)."""
     def register(step: Step) -> Step:
         async def run(db: Database, state: dict) -> dict | None:
             record = await load(db, space, state["Arn"])
@@ -96,7 +96,7 @@ def runs(space: int, done: Callable[[dict], int]) -> Callable[[Step], Step]:
                 return None
             if not await step(db, record):
                 return None
-            return dict(state, Done=done(record))
+            return dict(state, Done=done(record), Total=record.get("Total", "?"))
         background.kind(_KIND[space])(run)
         return step
     return register
