@@ -14,7 +14,7 @@ from botocore.config import Config
 POLL = 0.2  # seconds between looks at a job being waited for
 
 
-def _client(endpoint: str, region: str):
+def client(endpoint: str, region: str):
     # okura does not check signatures unless told to: any key pair works by default;
     # the usual AWS variables, when set, are used.
     session = boto3.session.Session()
@@ -25,7 +25,7 @@ def _client(endpoint: str, region: str):
                           config=Config(retries={"max_attempts": 3}), **keys)
 
 
-def _wait(check, timeout: float) -> None:
+def wait_for(check, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while not check():
         if time.monotonic() > deadline:
@@ -33,14 +33,14 @@ def _wait(check, timeout: float) -> None:
         time.sleep(POLL)
 
 
-def _print(document: dict) -> None:
+def show(document: dict) -> None:
     json.dump(document, sys.stdout, indent=2, default=str)
     sys.stdout.write("\n")
 
 
 def backup(endpoint: str, region: str, table: str, name: str | None, wait: bool,
            timeout: float) -> None:
-    ddb = _client(endpoint, region)
+    ddb = client(endpoint, region)
     name = name or f"{table}-{datetime.now(timezone.utc):%Y%m%d%H%M%S}"
     details = ddb.create_backup(TableName=table, BackupName=name)["BackupDetails"]
     arn = details["BackupArn"]
@@ -49,13 +49,13 @@ def backup(endpoint: str, region: str, table: str, name: str | None, wait: bool,
             nonlocal details
             details = ddb.describe_backup(BackupArn=arn)["BackupDescription"]["BackupDetails"]
             return details["BackupStatus"] == "AVAILABLE"
-        _wait(available, timeout)
-    _print(details)
+        wait_for(available, timeout)
+    show(details)
 
 
 def restore(endpoint: str, region: str, target: str, backup_arn: str | None,
             table: str | None, when: str | None, wait: bool, timeout: float) -> None:
-    ddb = _client(endpoint, region)
+    ddb = client(endpoint, region)
     if backup_arn is not None:
         reply = ddb.restore_table_from_backup(TargetTableName=target, BackupArn=backup_arn)
     else:
@@ -70,7 +70,7 @@ def restore(endpoint: str, region: str, target: str, backup_arn: str | None,
             nonlocal description
             description = ddb.describe_table(TableName=target)["Table"]
             return description["TableStatus"] == "ACTIVE"
-        _wait(active, timeout)
-    _print({"TableName": description["TableName"], "TableStatus": description["TableStatus"],
+        wait_for(active, timeout)
+    show({"TableName": description["TableName"], "TableStatus": description["TableStatus"],
             "ItemCount": description.get("ItemCount", 0),
             "RestoreSummary": description.get("RestoreSummary")})

@@ -59,6 +59,7 @@ def main(argv: list[str] | None = None) -> None:
     serve.add_argument("--log-level", choices=["debug", "info", "warning", "error"])
     serve.add_argument("--config", default="okura.toml", help="settings file (default okura.toml)")
     _backup_commands(commands)
+    _transfer_commands(commands)
     args = vars(parser.parse_args(argv))
     command = args.pop("command")
     if command == "serve":
@@ -70,23 +71,29 @@ def main(argv: list[str] | None = None) -> None:
         from okura import backup_commands
 
         getattr(backup_commands, command)(**args)
+    elif command in ("export", "import"):
+        from okura import transfer_commands
+
+        getattr(transfer_commands, command + "_table")(**args)
+
+
+def _remote(verb):
+    """The options of a verb that works on a running server."""
+    verb.add_argument("--endpoint", default="http://127.0.0.1:8000",
+                      help="the server's URL (default http://127.0.0.1:8000)")
+    verb.add_argument("--region", default="us-east-1", help="default us-east-1")
+    verb.add_argument("--wait", action="store_true", help="wait until the job is done")
+    verb.add_argument("--timeout", type=float, default=3600.0,
+                      help="seconds --wait waits at most (default 3600)")
+    return verb
 
 
 def _backup_commands(commands) -> None:
     """`okura backup` and `okura restore`, against a running server."""
-    def common(verb):
-        verb.add_argument("--endpoint", default="http://127.0.0.1:8000",
-                          help="the server's URL (default http://127.0.0.1:8000)")
-        verb.add_argument("--region", default="us-east-1", help="default us-east-1")
-        verb.add_argument("--wait", action="store_true", help="wait until the job is done")
-        verb.add_argument("--timeout", type=float, default=3600.0,
-                          help="seconds --wait waits at most (default 3600)")
-        return verb
-
-    backup = common(commands.add_parser("backup", help="create an on-demand backup of a table"))
+    backup = _remote(commands.add_parser("backup", help="create an on-demand backup of a table"))
     backup.add_argument("table", help="the table's name or ARN")
     backup.add_argument("--name", help="the backup's name (default: table and UTC time)")
-    restore = common(commands.add_parser(
+    restore = _remote(commands.add_parser(
         "restore", help="restore a backup, or a table to a point in time, into a new table"))
     restore.add_argument("target", help="the new table's name")
     source = restore.add_mutually_exclusive_group(required=True)
@@ -96,3 +103,34 @@ def _backup_commands(commands) -> None:
     restore.add_argument("--time", dest="when", metavar="ISO8601",
                          help="with --table: the time to restore to (default: the latest "
                               "restorable time)")
+
+
+def _transfer_commands(commands) -> None:
+    """`okura export` and `okura import`, against a running server (docs/transfers.md)."""
+    export = _remote(commands.add_parser(
+        "export", help="export a table to S3 (a bucket of --s3-dir, or of --s3-endpoint)"))
+    export.add_argument("table", help="the table's name or ARN")
+    export.add_argument("--bucket", required=True, help="the S3 bucket")
+    export.add_argument("--prefix", help="the S3 key prefix")
+    export.add_argument("--format", dest="fmt", choices=["DYNAMODB_JSON", "ION"],
+                        default="DYNAMODB_JSON")
+    export.add_argument("--time", dest="when", metavar="ISO8601",
+                        help="export the table as of then (default: now)")
+    export.add_argument("--since", metavar="ISO8601",
+                        help="an incremental export of the changes since then")
+    export.add_argument("--until", metavar="ISO8601",
+                        help="with --since: the end of the window (default: now)")
+    export.add_argument("--view", choices=["NEW_IMAGE", "NEW_AND_OLD_IMAGES"],
+                        default="NEW_AND_OLD_IMAGES", help="with --since: the images written")
+    imported = _remote(commands.add_parser(
+        "import", help="create a table from S3 objects (CSV, DynamoDB JSON or Ion)"))
+    imported.add_argument("table", help="the new table's name")
+    imported.add_argument("--bucket", required=True, help="the S3 bucket")
+    imported.add_argument("--prefix", help="import the objects under this key prefix")
+    imported.add_argument("--format", dest="fmt", choices=["CSV", "DYNAMODB_JSON", "ION"],
+                          required=True)
+    imported.add_argument("--compression", choices=["NONE", "GZIP", "ZSTD"], default="NONE")
+    imported.add_argument("--key", required=True, metavar="NAME:TYPE",
+                          help="the partition key and its type (S, N or B), e.g. pk:S")
+    imported.add_argument("--sort", metavar="NAME:TYPE", help="the sort key and its type")
+    imported.add_argument("--delimiter", help="CSV: the delimiter (default ,)")
