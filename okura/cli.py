@@ -2,10 +2,14 @@
 from __future__ import annotations
 
 import argparse
+import sys
+
+from okura import __version__
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="okura", description="A DynamoDB-compatible server.")
+    parser.add_argument("--version", action="version", version=f"okura {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="run the server")
     serve.add_argument("--host", help="address to listen on (default 127.0.0.1)")
@@ -58,6 +62,11 @@ def main(argv: list[str] | None = None) -> None:
                        help="port of HTTPS, beside HTTP on --port (default 8443)")
     serve.add_argument("--log-level", choices=["debug", "info", "warning", "error"])
     serve.add_argument("--config", default="okura.toml", help="settings file (default okura.toml)")
+    serve.add_argument("--access-log", metavar="FILE",
+                       help="write one JSON line per request to FILE (docs/admin.md)")
+    serve.add_argument("--seed", metavar="FILE",
+                       help="create the tables and items a JSON or YAML file describes, at "
+                            "start (docs/admin.md)")
     _backup_commands(commands)
     _transfer_commands(commands)
     args = vars(parser.parse_args(argv))
@@ -66,7 +75,11 @@ def main(argv: list[str] | None = None) -> None:
         from okura import config
         from okura.server.app import run
 
-        run(config.load(args.pop("config"), **args))
+        try:
+            run(config.load(args.pop("config"), **args))
+        except config.StartupError as error:  # one line, no traceback
+            print(f"okura: {error}", file=sys.stderr)
+            raise SystemExit(2) from None
     elif command in ("backup", "restore"):
         from okura import backup_commands
 

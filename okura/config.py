@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import os
 import tomllib
 from dataclasses import dataclass, field, fields
+from typing import Any
 
 
 @dataclass
@@ -39,10 +41,23 @@ class Settings:
     s3_dir: str = ""                  # S3 buckets for exports and imports (default <data-dir>/s3)
     s3_endpoint: str = ""             # or an S3-compatible service's URL (boto3)
     import_error_dir: str = ""        # import error logs (default <data-dir>/import-errors)
+    access_log: str = ""              # a file of one JSON line per request (docs/admin.md)
+    seed: str = ""                    # a JSON/YAML file of tables and items loaded at start
 
     def merged(self, **overrides) -> "Settings":
         given = {key: value for key, value in overrides.items() if value is not None}
         return dataclasses.replace(self, **given)
+
+
+class StartupError(Exception):
+    """A mistake that stops okura from starting: its one-line explanation."""
+
+
+# The settings whose values are one of a few words (the flags' choices).
+CHOICES = {"durability": ("process", "fsync"), "log_level": ("debug", "info", "warning", "error"),
+           "auth": ("off", "warn", "enforce")}
+_KINDS = {bool: "true or false", int: "a whole number", float: "a number", str: "a string",
+          dict: "a table", list: "a list"}
 
 
 def _coerce(kind: type, text: str):
@@ -51,15 +66,52 @@ def _coerce(kind: type, text: str):
     return kind(text)
 
 
+def _checked(name: str, kind: type, value: Any, origin: str) -> Any:
+    """`value` as the setting's type; a StartupError naming `origin` if it is not one."""
+    if kind is float and type(value) is int:
+        value = float(value)
+    if type(value) is not kind:
+        raise StartupError(f"{origin}: {name} must be {_KINDS[kind]}, not {value!r}")
+    if name in CHOICES and value not in CHOICES[name]:
+        raise StartupError(f"{origin}: {name} must be one of {', '.join(CHOICES[name])}, "
+                           f"not {value!r}")
+    if name == "port" and isinstance(value, int) and not 0 <= value <= 65535:
+        raise StartupError(f"{origin}: port must be between 0 and 65535, not {value}")
+    return value
+
+
+def _from_file(config_file: str, types: dict[str, type]) -> dict:
+    try:
+        with open(config_file, "rb") as handle:
+            table = tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        raise StartupError(f"{config_file}: {error}") from None
+    given = {}
+    for key, value in table.items():
+        name = key.replace("-", "_")
+        if name not in types:
+            close = difflib.get_close_matches(name, types, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise StartupError(f"{config_file}: unknown setting {key!r}{hint}")
+        given[name] = _checked(name, types[name], value, config_file)
+    return given
+
+
 def load(config_file: str = "okura.toml", environ=os.environ, **flags) -> Settings:
+    """The settings; StartupError (one line) for an unreadable file, an unknown key or a
+    value of the wrong kind."""
     settings = Settings()
     types = {f.name: type(getattr(settings, f.name)) for f in fields(settings)}
     if os.path.exists(config_file):
-        with open(config_file, "rb") as handle:
-            table = tomllib.load(handle)
-        settings = settings.merged(**{k.replace("-", "_"): v for k, v in table.items()
-                                      if k.replace("-", "_") in types})
-    from_env = {name: _coerce(kind, environ[f"OKURA_{name.upper()}"])
-                for name, kind in types.items()
-                if f"OKURA_{name.upper()}" in environ and kind not in (dict, list)}
+        settings = settings.merged(**_from_file(config_file, types))
+    from_env = {}
+    for name, kind in types.items():
+        variable = f"OKURA_{name.upper()}"
+        if variable in environ and kind not in (dict, list):
+            try:
+                value = _coerce(kind, environ[variable])
+            except ValueError:
+                raise StartupError(f"{variable}: must be {_KINDS[kind]}, "
+                                   f"not {environ[variable]!r}") from None
+            from_env[name] = _checked(name, kind, value, variable)
     return settings.merged(**from_env).merged(**flags)

@@ -7,6 +7,9 @@ Documented in docs/admin.md.
   reply as GET does. The clock never moves back. On a shared database the move
   is stored there, and every node follows it (core/clock.py).
 
+- POST /okura/reset: drop every table and backup (core/reset.py); {"dropped": tables}
+- POST /okura/seed {description}: create tables and items (server/seeding.py)
+
 With --auth enforce every admin request is signed (SigV4, service dynamodb) with one of
 the auth config's admin_access_key_ids, else 403.
 """
@@ -18,6 +21,8 @@ from typing import TYPE_CHECKING
 import orjson
 
 from okura.access.guard import RAW
+from okura.core.reset import drop_everything
+from okura.server import seeding
 
 if TYPE_CHECKING:
     from okura.core.clock import Clock
@@ -28,6 +33,17 @@ PREFIX = b"/okura/"
 
 def _error(status: int, message: str) -> tuple[int, bytes]:
     return status, orjson.dumps({"error": message})
+
+
+NOT_JSON = _error(400, "the body must be a JSON object")
+
+
+def _json(body: bytes):
+    """A request's JSON body (none: {}), or NOT_JSON, the reply to one that is not JSON."""
+    try:
+        return orjson.loads(body or b"{}")
+    except orjson.JSONDecodeError:
+        return NOT_JSON
 
 
 def _clock_state(clock: Clock) -> tuple[int, bytes]:
@@ -41,17 +57,19 @@ async def handle(app: App, method: bytes, path: bytes, body: bytes,
         refusal = app.guard.admin_refusal(headers[RAW], body)
         if refusal is not None:
             return _error(403, refusal)
-    if path.split(b"?", 1)[0] != b"/okura/clock":
+    route = path.split(b"?", 1)[0]
+    if route in _TEST_DATA:
+        return await _TEST_DATA[route](app, method, body)
+    if route != b"/okura/clock":
         return _error(404, "no such admin endpoint")
     clock = app.db.clock
     if method == b"GET":
         return _clock_state(clock)
     if method != b"POST":
         return _error(405, "use GET or POST")
-    try:
-        request = orjson.loads(body or b"{}")
-    except orjson.JSONDecodeError:
-        return _error(400, "the body must be a JSON object")
+    request = _json(body)
+    if request is NOT_JSON:
+        return NOT_JSON
     seconds = request.get("advance") if isinstance(request, dict) else None
     if ((type(seconds) is not int and type(seconds) is not float)
             or not math.isfinite(seconds) or seconds < 0):
@@ -59,3 +77,24 @@ async def handle(app: App, method: bytes, path: bytes, body: bytes,
     await clock.advance(seconds)
     app.db.metrics.roll()  # a period the move ended is complete at once
     return _clock_state(clock)
+
+
+async def _reset(app: App, method: bytes, body: bytes) -> tuple[int, bytes]:
+    if method != b"POST":
+        return _error(405, "use POST")
+    return 200, orjson.dumps({"dropped": await drop_everything(app.db)})
+
+
+async def _seed(app: App, method: bytes, body: bytes) -> tuple[int, bytes]:
+    if method != b"POST":
+        return _error(405, "use POST")
+    description = _json(body)
+    if description is NOT_JSON:
+        return NOT_JSON
+    try:
+        return 200, orjson.dumps(await seeding.load(app.db, description))
+    except seeding.SeedError as error:
+        return _error(400, str(error))
+
+
+_TEST_DATA = {b"/okura/reset": _reset, b"/okura/seed": _seed}

@@ -7,6 +7,7 @@ import logging
 import os
 import signal
 from time import perf_counter
+from typing import Callable
 from urllib.parse import urlsplit, urlunsplit
 
 import orjson
@@ -20,7 +21,7 @@ from okura.core.history import keep as keep_histories
 from okura.core.transfer.objects import store_for
 from okura.core.ttl.sweeper import Sweeper
 from okura.access.guard import Guard
-from okura.server import auth, tls
+from okura.server import auth, startup, tls
 from okura.server.guarded import GuardedProtocol, guard_app
 from okura.server.http import HttpProtocol, Outbox, Request, decode_body, request_ids
 from okura.server.router import ROUTES
@@ -144,40 +145,49 @@ def storage_of(settings: Settings) -> str:
     return "memory" if settings.memory else settings.data_dir
 
 
-async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
+async def serve(settings: Settings, ready: Callable[[int], None] | None = None,
+                stop: asyncio.Event | None = None) -> None:
+    """Serve until SIGINT or SIGTERM, or until `stop` is set (a server embedded in a
+    thread of another program: okura/embedded.py); `ready` is told the port once okura
+    listens. A start-up mistake raises StartupError, before any data is touched."""
+    claimed = startup.Claimed(settings)
     db = Database(make_engine(settings), settings.account_id, settings.status_delay,
                   Clock(settings.clock_offset), settings.stream_retention,
                   store_for(settings.s3_dir or os.path.join(settings.data_dir, "s3"),
                             settings.s3_endpoint),
                   settings.import_error_dir or os.path.join(settings.data_dir, "import-errors"))
-    await db.open()
+    await claimed.open(db, storage_of(settings))
     if db.engine.shared:
         await db.clock.share(db.engine)
     app = App(db, settings)
     if settings.auth != "off":
         guard_app(app, settings)
-    # Everything made so far (modules, the request model, ...) lives as long as the
-    # process: keep it out of the collector's full passes, which otherwise walk all
-    # of it (6-10 ms, a latency spike whenever one runs under load).
-    gc.freeze()
+    claimed.log_requests(app)
+    if settings.seed:
+        await claimed.seed(db)
     loop = asyncio.get_running_loop()
+    if stop is None:  # okura owns the process
+        # Everything made so far (modules, the request model, ...) lives as long as the
+        # process: keep it out of the collector's full passes, which otherwise walk all
+        # of it (6-10 ms, a latency spike whenever one runs under load).
+        gc.freeze()
+        stop = asyncio.Event()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
     protocol = HttpProtocol if app.guard is None else GuardedProtocol
     servers = []
     secure = tls.context(settings)
     if secure is not None:  # HTTPS on its own port, beside HTTP (server/tls.py), first: a
         # client that finds HTTP listening finds HTTPS too
         servers.append(await loop.create_server(
-            lambda: protocol(app), settings.host, settings.tls_port, ssl=secure,
-            reuse_address=True, backlog=1024))
+            lambda: protocol(app), sock=startup.listen(settings.host, settings.tls_port),
+            ssl=secure, backlog=1024))
         log.info("okura listening for HTTPS on %s:%d", settings.host, settings.tls_port)
-    servers.append(await loop.create_server(lambda: protocol(app), settings.host, settings.port,
-                                            reuse_address=True, backlog=1024))
-    stop = asyncio.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
-    log.info("okura listening on %s:%d (%s)", settings.host, settings.port, storage_of(settings))
+    servers.append(await loop.create_server(lambda: protocol(app), sock=claimed.socket,
+                                            backlog=1024))
+    log.info("okura listening on %s:%d (%s)", settings.host, claimed.port, storage_of(settings))
     if ready is not None:
-        ready.set()
+        ready(claimed.port)
     background = [asyncio.ensure_future(Sweeper(db, settings.ttl_interval).run()),
                   asyncio.ensure_future(_roll_metrics(db)),
                   asyncio.ensure_future(db.jobs.run()),
@@ -201,6 +211,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     await asyncio.sleep(0)  # the replies held to the end of the iteration leave
     await db.close()
     await asyncio.sleep(0)  # and those that waited for the last commit behind them
+    claimed.release()
     log.info("okura stopped")
 
 
