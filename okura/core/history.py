@@ -302,11 +302,8 @@ async def disable(db: Database, table: Table) -> Table:
     """Turn point-in-time recovery off and drop the history."""
     history = await of_table(db, table)
     doc = {name: value for name, value in table.doc.items() if name != POINT_IN_TIME}
-    if history is not None and str(history.base) in doc.get(snapshots.SNAPSHOTS, {}):
-        doc[snapshots.SNAPSHOTS] = {space: at for space, at in doc[snapshots.SNAPSHOTS].items()
-                                    if space != str(history.base)}
-        if not doc[snapshots.SNAPSHOTS]:
-            del doc[snapshots.SNAPSHOTS]
+    if history is not None:  # its base snapshot may still be being taken
+        doc = snapshots.without(doc, history.base)
     table = await db.catalog.save(table, doc)
     if history is not None:
         await _drop(db, history)

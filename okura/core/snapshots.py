@@ -94,17 +94,22 @@ async def release(db: Database, region: str, name: str, table_id: int, space: in
         table = await db.catalog.get(region, name)
         if table is None or table.id != table_id or space not in table.snapshots:
             return
-        taken = {key: at for key, at in table.doc[SNAPSHOTS].items() if key != str(space)}
-        doc = dict(table.doc, **{SNAPSHOTS: taken})
-        if not taken:
-            del doc[SNAPSHOTS]
         try:
-            await db.catalog.save(table, doc)
+            await db.catalog.save(table, without(table.doc, space))
             return
         except CatalogChanged:
             if attempt == 4:
                 raise  # the job step runs again
 
+
+
+def without(doc: dict, space: int) -> dict:
+    """A catalog document with the snapshot of that row space taken off its table."""
+    taken = {key: at for key, at in doc.get(SNAPSHOTS, {}).items() if key != str(space)}
+    out = dict(doc, **{SNAPSHOTS: taken})
+    if not taken:
+        del out[SNAPSHOTS]
+    return out
 
 
 async def drop_tombstones(db: Database, space: int) -> tuple[int, int]:

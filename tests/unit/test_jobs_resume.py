@@ -1,13 +1,16 @@
 """A background job survives a restart: a backup interrupted after its first step goes
-on from its saved state when the server opens the same SQLite file again, and still
-holds the table as of its start (a write made after the restart included). A backup
-still being created or restored from cannot be deleted (BackupInUseException), nor
-restored into a table being created (TableInUseException)."""
+on from its saved state when a server opens the same storage again (SQLite,
+PostgreSQL), and still holds the table as of its start (a write made after the
+restart included). A backup still being created or restored from cannot be deleted
+(BackupInUseException), nor restored into a table being created (TableInUseException)."""
 from __future__ import annotations
 
 import asyncio
+import uuid
 
 import orjson
+import pytest
+from conftest import _create_database, _drop_database
 
 from in_process import app_on, memory_app
 from okura.config import Settings
@@ -24,8 +27,21 @@ def request(app, operation: str) -> Request:
     return Request(app.db, headers, b"RID", None)
 
 
-def test_a_backup_resumes_after_a_restart(tmp_path):
-    settings = Settings(data_dir=str(tmp_path))
+@pytest.fixture(params=["sqlite", "postgres"])
+def settings(request, tmp_path):
+    """Settings of a server on a storage of this test's own, which outlives a restart."""
+    if request.param == "sqlite":
+        yield Settings(data_dir=str(tmp_path))
+        return
+    name = f"okura_test_{uuid.uuid4().hex[:12]}"
+    url = asyncio.run(_create_database(name))
+    if url is None:
+        pytest.skip("no PostgreSQL server")
+    yield Settings(postgres=url)
+    asyncio.run(_drop_database(name))
+
+
+def test_a_backup_resumes_after_a_restart(settings):
 
     async def scenario():
         async with app_on(settings) as app:
