@@ -78,6 +78,13 @@ def test_restore_equals_the_table_at_each_second(node, ddb):
     ddb.restore_table_to_point_in_time(SourceTableName=name, TargetTableName=target,
                                        RestoreDateTime=at(first))
     table = restored(ddb, target)
+    source = ddb.describe_table(TableName=name)["Table"]
+    for member in ("KeySchema", "AttributeDefinitions"):
+        assert table[member] == source[member], member
+    assert table["BillingModeSummary"]["BillingMode"] == "PAY_PER_REQUEST"
+    for kind in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes"):
+        assert [(i["IndexName"], i["KeySchema"], i["Projection"]) for i in table[kind]] == [
+            (i["IndexName"], i["KeySchema"], i["Projection"]) for i in source[kind]]
     assert table["RestoreSummary"]["RestoreDateTime"].timestamp() == first
     assert table["RestoreSummary"]["SourceTableArn"] == ddb.describe_table(
         TableName=name)["Table"]["TableArn"]
