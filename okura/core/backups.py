@@ -131,9 +131,10 @@ async def create(db: Database, table: Table, name: str) -> Backup:
     backup.doc["Table"] = {key: value for key, value in table.doc.items()
                            if key != snapshots.SNAPSHOTS}
     await _insert(db, backup)
+    total = (await db.catalog.stats((table.id,)))[table.id][0]
     await jobs.submit(db, "backup", {"Region": table.region, "Id": backup.doc["Id"],
                                      "TableName": table.name, "TableId": table.id,
-                                     "After": None, "Done": 0})
+                                     "After": None, "Done": 0, "Total": total})
     return backup
 
 

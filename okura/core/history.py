@@ -284,8 +284,10 @@ async def enable(db: Database, table: Table, days: int) -> Table:
         "Log": log_space, "Base": base, "BaseMicros": micros(since), "BaseReady": False,
         "Since": since, "Period": days, "Schema": table.schema, "Deleted": None})
     await history.update(db)
+    total = (await db.catalog.stats((table.id,)))[table.id][0]
     await jobs.submit(db, "history-base", {"Region": table.region, "TableId": table.id,
-                                           "TableName": table.name, "After": None, "Done": 0})
+                                           "TableName": table.name, "After": None, "Done": 0,
+                                           "Total": total})
     return table
 
 

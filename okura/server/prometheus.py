@@ -14,7 +14,7 @@ import math
 import re
 from typing import Iterator
 
-from okura.core import metrics
+from okura.core import jobs, metrics
 from okura.core.catalog import Table
 from okura.core.database import Database
 from okura.core.index_jobs import progress
@@ -58,7 +58,20 @@ async def page(db: Database) -> bytes:
         for metric, stat in stats.items():
             functions[metric, (("function_name", name), ("region", region))] = stat
     return "".join((*_render(series), *_render(functions, "AWS/Lambda"),
-                    *_denials(db.metrics.access_denials))).encode()
+                    *_denials(db.metrics.access_denials),
+                    *_jobs(await jobs.pending(db)))).encode()
+
+
+def _jobs(pending: list[dict]) -> Iterator[str]:
+    """okura's own gauges of its background jobs (backups, restores, exports, ...): the
+    units each has done and, where it knows it, of how many (docs/metrics.md)."""
+    for member, metric in (("Done", "okura_job_done"), ("Total", "okura_job_total")):
+        shown = [job for job in pending if isinstance(job["State"].get(member), (int, float))]
+        if shown:
+            yield f"# TYPE {metric} gauge\n"
+        for job in shown:
+            yield (f'{metric}{{kind="{_escape(job["Kind"])}",job="{_escape(job["Id"])}"}} '
+                   f'{_number(job["State"][member])}\n')
 
 
 def _denials(counts: dict[tuple[str, str, str], int]) -> Iterator[str]:

@@ -15,6 +15,7 @@ from conftest import _create_database, _drop_database
 from in_process import app_on, memory_app
 from okura.config import Settings
 from okura.core import jobs, snapshots
+from okura.server import prometheus
 from okura.server.http import Request
 from test_index_jobs import SIGNED, call
 
@@ -95,7 +96,10 @@ def test_a_backup_being_created_is_in_use():
                 "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}]})
             arn = (await call(app, "CreateBackup", {"TableName": TABLE, "BackupName": "bkp"}))[
                 "BackupDetails"]["BackupArn"]
-            # the job has not run: the backup is CREATING
+            # the job has not run: the backup is CREATING, its progress published
+            [job] = await jobs.pending(app.db)
+            assert f'okura_job_done{{kind="backup",job="{job["Id"]}"}} 0.0\n' in (
+                await prometheus.page(app.db)).decode()
             for operation, body in (("DeleteBackup", {"BackupArn": arn}),
                                     ("RestoreTableFromBackup", {"BackupArn": arn,
                                                                 "TargetTableName": "copy"})):
