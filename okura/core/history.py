@@ -308,7 +308,7 @@ async def disable(db: Database, table: Table) -> Table:
         doc = snapshots.without(doc, history.base)
     table = await db.catalog.save(table, doc)
     if history is not None:
-        await _drop(db, history)
+        await drop(db, history)
     return table
 
 
@@ -319,7 +319,8 @@ async def table_deleted(db: Database, table: Table, now: float) -> None:
         await history.update(db, Deleted=now, Table=table.doc)
 
 
-async def _drop(db: Database, history: History) -> None:
+async def drop(db: Database, history: History) -> None:
+    """Drop a history: its log, its base and its directory row."""
     async with db.engine.transaction() as unit:
         await unit.drop_rows(history.log)
         await unit.drop_rows(history.base)
@@ -377,7 +378,7 @@ async def upkeep(db: Database) -> None:
     for history in await every(db):
         deleted = history.deleted
         if deleted is not None and deleted < now - DELETED_RETENTION:
-            await _drop(db, history)
+            await drop(db, history)
         elif history.ready:
             earliest, _ = history.window(now)
             if earliest - history.doc["BaseMicros"] / MICROS >= COMPACT_AFTER:

@@ -1,6 +1,6 @@
 """Drop everything a test may have left behind (POST /okura/reset; the pytest plugin
 runs it after each test): every table with its items and indexes, its streams and
-their records, its point-in-time history, and every backup. Tables go at once,
+their records, its point-in-time history (and those of tables deleted before), and every backup. Tables go at once,
 whatever their status or deletion protection, so their names are free for the next
 test; the clock is left where it is (it never moves back)."""
 from __future__ import annotations
@@ -44,4 +44,6 @@ async def drop_everything(db: Database) -> int:
     for region in backup_regions:
         for backup in await backups.every(db, region):
             await backups.delete(db, backup)
+    for kept in await history.every(db):  # those of tables deleted before
+        await history.drop(db, kept)
     return dropped

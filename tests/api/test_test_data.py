@@ -6,6 +6,7 @@ import http.client
 import json
 
 import pytest
+from botocore.exceptions import ClientError
 from conftest import Server
 
 SEED_YAML = """
@@ -81,6 +82,12 @@ def test_seed_and_reset_through_the_admin_api():
         ddb.update_continuous_backups(TableName="things", PointInTimeRecoverySpecification={
             "PointInTimeRecoveryEnabled": True})
         ddb.create_backup(TableName="things", BackupName="before-reset")
+        ddb.create_table(TableName="gone", KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                         AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                         BillingMode="PAY_PER_REQUEST")
+        ddb.update_continuous_backups(TableName="gone", PointInTimeRecoverySpecification={
+            "PointInTimeRecoveryEnabled": True})
+        ddb.delete_table(TableName="gone")  # its history is kept, until the reset
         server.client().create_table(
             TableName="other", KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
             AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
@@ -90,7 +97,11 @@ def test_seed_and_reset_through_the_admin_api():
         assert server.client().list_tables()["TableNames"] == []
         assert server.client("dynamodbstreams", region="eu-west-1").list_streams()[
             "Streams"] == []
-        assert ddb.list_backups()["BackupSummaries"] == []
+        assert ddb.list_backups(BackupType="ALL")["BackupSummaries"] == []
+        with pytest.raises(ClientError) as caught:
+            ddb.restore_table_to_point_in_time(SourceTableName="gone", TargetTableName="back",
+                                               UseLatestRestorableTime=True)
+        assert caught.value.response["Error"]["Code"] == "TableNotFoundException"
         # the names are free at once
         assert admin(server, "POST", "/okura/seed", {"region": "eu-west-1", "tables": [
             {"TableName": "things", "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
