@@ -94,7 +94,7 @@ async def fetch(ctx: Context, table: Table, key: dict, consistent: bool) -> byte
 async def write(ctx: Context, change: Change) -> Written:
     """Apply one item's decision atomically: write_all of one change, its refusal
     raised as it is. A lost race is run again (see _retried)."""
-    return (await _retried(_write_all_raising, ctx, (change,)))[0]
+    return (await _retried(ctx, (change,)))[0]
 
 
 async def write_each(ctx: Context, changes: list[Change]) -> list[Written]:
@@ -106,7 +106,7 @@ async def write_each(ctx: Context, changes: list[Change]) -> list[Written]:
         changes[i].table.id, *(changes[i].at or changes[i].table.locate(changes[i].key))))
     ledger = ctx.ledger
     spent = len(ledger)
-    written = await _retried(_write_all_raising, ctx, [changes[i] for i in order])
+    written = await _retried(ctx, [changes[i] for i in order])
     out: list = [None] * len(changes)
     for position, i in enumerate(order):
         out[i] = written[position]
@@ -116,31 +116,28 @@ async def write_each(ctx: Context, changes: list[Change]) -> list[Written]:
     return out
 
 
-async def _retried(run, ctx: Context, changes):
-    """`run` for writes outside transactions: a lost race the database reports
-    (Conflict: nothing was stored) is run again, since DynamoDB serialises such writes
-    rather than failing one for a concurrent writer."""
-    spent = len(ctx.ledger)
+async def _retried(ctx: Context, changes) -> list[Written]:
+    """write_all for writes outside transactions, raising the first refusal as it is
+    (nothing was written). A failed condition still costs the current item's size in
+    write units (developer guide, "Condition expressions"). A lost race the database
+    reports (Conflict: nothing was stored) is run again, since DynamoDB serialises such
+    writes rather than failing one for a concurrent writer."""
+    ledger = ctx.ledger
+    spent = len(ledger)
     for attempt in range(WRITE_ATTEMPTS):
         try:
-            return await run(ctx, changes)
+            return await write_all(ctx, changes)
         except Conflict:
-            del ctx.ledger[spent:]  # the lost attempt wrote nothing: it costs nothing
+            del ledger[spent:]  # the lost attempt wrote nothing: it costs nothing
             if attempt == WRITE_ATTEMPTS - 1:
                 raise
-
-
-async def _write_all_raising(ctx: Context, changes) -> list[Written]:
-    """write_all, raising the first refusal as it is (nothing was written). A failed
-    condition still costs the current item's size in write units (developer guide,
-    "Condition expressions")."""
-    try:
-        return await write_all(ctx, changes)
-    except Cancelled as cancelled:
-        for change, old_size, reason in zip(changes, cancelled.old_sizes, cancelled.reasons):
-            if reason is not None and reason.name == "ConditionalCheckFailedException":
-                ctx.ledger.write(change.table, change.table.locate(change.key)[0], old_size)
-        raise next(reason for reason in cancelled.reasons if reason) from None
+        except Cancelled as cancelled:
+            for change, old_size, reason in zip(changes, cancelled.old_sizes,
+                                                cancelled.reasons):
+                if reason is not None and reason.name == "ConditionalCheckFailedException":
+                    ledger.write(change.table, change.table.locate(change.key)[0], old_size)
+            raise next(reason for reason in cancelled.reasons if reason) from None
+    raise AssertionError("unreachable: the last attempt returns or raises")
 
 
 def _decide(change: Change, old: dict | None) -> tuple:
@@ -205,7 +202,8 @@ async def write_all(ctx: Context, changes, wait: bool = True,
         ledger = ctx.ledger
         written: list[Written] = []
         rows: list[tuple[int, bytes, bytes, int, bytes]] = []
-        # (ledger position, table, hk, size, its row) of the writes put_many bills
+        # (ledger position, table, hk, size, its row) of writes charged their new size
+        # until put_many tells the size they replaced
         unread: list[tuple[int, Table, bytes, int, int]] = []
         for change, hk, rk, old, old_size, new, size, _ in steps:
             table = change.table
@@ -213,6 +211,7 @@ async def write_all(ctx: Context, changes, wait: bool = True,
                 pass
             elif old_size < 0:
                 unread.append((len(ledger), table, hk, size, len(rows)))
+                ledger.write(table, hk, size, transactional)
             else:  # the larger of the item before and after
                 ledger.write(table, hk, size if new is not UNCHANGED and size > old_size
                              else old_size, transactional)
@@ -231,10 +230,11 @@ async def write_all(ctx: Context, changes, wait: bool = True,
                     ctx, unit, change, hk, rk, old, old_size, new, size)))
         if rows:
             replaced = await unit.put_many(rows, bool(unread))
-            for position, table, hk, size, index in reversed(unread):
+            for position, table, hk, size, index in unread:
                 assert replaced is not None
-                ledger.write(table, hk, max(size, replaced[index]), transactional)
-                ledger.insert(position, ledger.pop())  # in the order of the writes
+                if replaced[index] > size:
+                    ledger.write(table, hk, replaced[index], transactional)
+                    ledger[position] = ledger.pop()
         if before_commit is not None:
             await before_commit(unit, written)
     return written

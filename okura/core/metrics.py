@@ -98,6 +98,7 @@ class Period:
 # thing a request can do)
 Pending = list
 _SAMPLE = 3  # values per sample
+_FOLD_AT = FOLD * _SAMPLE  # the length of a pending list that folds
 
 
 def _fold(samples: Stat, values: list, scale: float = 1.0) -> None:
@@ -150,7 +151,7 @@ class Metrics:
                 if pending is None:
                     pending = self.pending[key] = []
                 pending.extend((seconds, units, ctx.returned))
-                if len(pending) >= FOLD * _SAMPLE:
+                if len(pending) >= _FOLD_AT:
                     self._fold(key, pending)
                 return
         self._at_once(ctx, seconds, error)

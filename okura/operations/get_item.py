@@ -20,7 +20,8 @@ async def handle(ctx: Context, body: dict) -> dict | bytes:
     consistent = body.get("ConsistentRead", False)
     if (table is not None and plain.key(body.get("Key"), table.schema, pending)
             and type(consistent) is bool):
-        plain.apply(pending)
+        if pending:
+            plain.apply(pending)
         # The commonest form, known valid: straight to storage.
         return _whole(await items.fetch(ctx, table, body["Key"], consistent))
     shapes.check("GetItem", body)

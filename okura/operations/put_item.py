@@ -23,7 +23,8 @@ async def handle(ctx: Context, body: dict) -> dict | bytes:
         if size is not None and size <= MAX_ITEM_SIZE:
             assert item is not None  # sized_item() took it: a dict
             if plain.item_keys(item, table.schema, pending):
-                plain.apply(pending)
+                if pending:
+                    plain.apply(pending)
                 await items.write(ctx, write_actions.put_change(table, item, None, body, size))
                 return b"{}"
     shapes.check("PutItem", body)

@@ -20,7 +20,8 @@ async def handle(ctx: Context, body: dict) -> dict:
     pending: list[tuple[dict, str]] = []  # numbers to normalise (values/plain.py)
     if table is not None and (plain.key(body.get("Key"), table.schema, pending)
                               and plain_expression_members(body, pending)):
-        plain.apply(pending)
+        if pending:
+            plain.apply(pending)
     else:
         table = None  # not the commonest form: every check, in DynamoDB's order
         shapes.check("UpdateItem", body)

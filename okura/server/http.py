@@ -13,6 +13,7 @@ import time
 import types
 import zlib
 from collections import deque
+from functools import partial
 from email.utils import formatdate
 from itertools import count
 from typing import Callable
@@ -83,24 +84,9 @@ def request_ids():
         yield b"%s%012d" % (prefix, n)
 
 
-class _Clock:
-    """The HTTP Date header, formatted once per second."""
-
-    __slots__ = ("second", "value")
-
-    def __init__(self):
-        self.second = -1
-        self.value = b""
-
-    def date(self) -> bytes:
-        now = int(time.time())
-        if now != self.second:
-            self.second = now
-            self.value = formatdate(now, usegmt=True).encode()
-        return self.value
-
-
-_http_date = _Clock()
+# The HTTP Date header's value and the second it was formatted for: formatted once per
+# second by _reply_bytes (inlined there: every reply passes).
+_http_date: list = [-1, b""]
 
 
 class Request(Context):
@@ -165,13 +151,9 @@ class Outbox:
     __slots__ = ("held",)
 
     def __init__(self):
+        # finish functions to call with None at the end of this iteration (HttpProtocol._emit
+        # adds them, scheduling release() with the first)
         self.held: list[Callable] = []
-
-    def hold(self, finish: Callable) -> None:
-        """Call finish(None) at the end of this iteration."""
-        if not self.held:
-            asyncio.get_running_loop().call_soon(self.release)
-        self.held.append(finish)
 
     def release(self) -> None:
         held, self.held = self.held, []
@@ -185,7 +167,8 @@ class HttpProtocol(asyncio.Protocol):
 
     def __init__(self, app):
         self.app = app
-        self.after_commit = app.db.engine.after_commit
+        engine = app.db.engine
+        self.after_commit = engine.after_commit if engine.group_commit else None
         self.outbox = app.outbox
         # Requests are read and run while `transport` is set; replies are written to `sink`
         # (the same transport), in the order of `replies`: [bytes or None while not yet
@@ -250,7 +233,7 @@ class HttpProtocol(asyncio.Protocol):
         method = self.parser.get_method()
         keep_alive = self.parser.should_keep_alive()
         item = (method, self.url, self.headers, b"".join(self.body), keep_alive)
-        self._reset()
+        self.headers, self.url, self.body = {}, b"", []  # _reset(), inlined
         if self.transport is None:
             return  # after a reply that ends the connection nothing more runs
         if self.busy:
@@ -372,8 +355,12 @@ class HttpProtocol(asyncio.Protocol):
                 slot[:] = b"", True
             self._write_finished()
 
-        if not self.after_commit(finished):
-            self.outbox.hold(finished)
+        after_commit = self.after_commit
+        if after_commit is None or not after_commit(finished):
+            held = self.outbox.held
+            if not held:
+                asyncio.get_running_loop().call_soon(self.outbox.release)
+            held.append(finished)
 
     def _write_finished(self):
         replies = self.replies
@@ -386,7 +373,7 @@ class HttpProtocol(asyncio.Protocol):
                     self.sink = None
 
     def _reply(self, request, result, keep_alive):
-        self._emit(lambda closing, error: _api_reply(request, result, closing, error), keep_alive)
+        self._emit(partial(_api_reply, request, result), keep_alive)
 
     def _fail_connection(self, status):
         error = errors.request_too_large() if status == 413 else errors.serialization(
@@ -408,9 +395,10 @@ def _api_reply(request, result, closing: bool, commit_error) -> bytes:
     if commit_error is not None:
         error = errors.internal_server_error()
         status, body = error.status, error.body()
-    extra = _cors(request.headers)
+    headers = request.headers
+    extra = _CORS if "origin" in headers else b""  # _cors(), inlined
     if len(body) > COMPRESS_OVER:
-        body, extra = _compressed(request.headers, body, extra)
+        body, extra = _compressed(headers, body, extra)
     return _reply_bytes(status, body, closing, _JSON, request.request_id, extra)
 
 
@@ -431,6 +419,9 @@ def _reply_bytes(status, body, closing, content_type, request_id, extra=b"", wit
     lines; a reply to HEAD (not `with_body`) says the length of a body it leaves out."""
     head = (_JSON_HEADS.get(status) if content_type is _JSON else None) or _head(
         status, content_type)
+    now = int(time.time())
+    if now != _http_date[0]:
+        _http_date[:] = now, formatdate(now, usegmt=True).encode()
     return b"%s%d\r\nDate: %s\r\nx-amzn-RequestId: %s\r\nx-amz-crc32: %d%s%s%s" % (
-        head, len(body), _http_date.date(), request_id, zlib.crc32(body), extra,
+        head, len(body), _http_date[1], request_id, zlib.crc32(body), extra,
         _CLOSE if closing else _KEEP, body if with_body else b"")

@@ -126,6 +126,9 @@ class Engine(Protocol):
     # True when several okura processes may use the same storage at once (PostgreSQL):
     # then a catalog cached in one process can go stale, and writes check its version.
     shared: bool
+    # False when after_commit() always returns False (every unit is committed as it ends):
+    # the server then skips asking it for each reply.
+    group_commit: bool
 
     def watch_catalog(self, callback: Callable[[int], None]) -> None:
         """Call `callback(table id)` whenever another process changes a table's catalog

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+from functools import partial
 from hashlib import blake2b
 
 from okura.values import numbers
@@ -96,15 +97,20 @@ def prefix_end(prefix: bytes) -> bytes | None:
     return stripped[:-1] + bytes((stripped[-1] + 1,))
 
 
+# The fixed-width hash that orders partitions; stable forever (it is on disk).
+_HASHER = partial(blake2b, digest_size=HASH_BYTES)
+
+
 def partition_hash(encoded: bytes) -> bytes:
-    """The fixed-width hash that orders partitions; stable forever (it is on disk)."""
-    return blake2b(encoded, digest_size=HASH_BYTES).digest()
+    """The fixed-width hash that orders partitions."""
+    return _HASHER(encoded).digest()
 
 
 def partition(type_: str, wire_value: str) -> bytes:
-    """Stored bytes of a partition key value: its hash, then its encoding."""
-    encoded = encode(type_, wire_value)
-    return partition_hash(encoded) + encoded
+    """Stored bytes of a partition key value: its hash, then its encoding (every
+    request with a key passes here: a string's encoding and the hash are inlined)."""
+    encoded = wire_value.encode() if type_ == "S" else encode(type_, wire_value)
+    return _HASHER(encoded).digest() + encoded
 
 
 def segment_bounds(segment: int, total: int) -> tuple[bytes, bytes | None]:

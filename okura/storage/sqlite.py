@@ -92,6 +92,7 @@ def _connect(target: str) -> apsw.Connection:
 
 class SqliteEngine:
     shared = False  # one process owns the file
+    group_commit = True  # one COMMIT per event-loop iteration
 
     def __init__(self, path: str, durability: str = "process"):
         self.path = path

@@ -113,6 +113,7 @@ async def _keep_session(connection: asyncpg.Connection) -> None:
 
 class PostgresEngine:
     shared = True  # any number of okura processes may serve one database
+    group_commit = False  # each transaction block commits as it ends
 
     def __init__(self, dsn: str, min_connections: int = 1, max_connections: int = 20):
         """`dsn` is a postgresql:// URL; its unknown query parameters become session
