@@ -108,11 +108,6 @@ class Catalog:
         self.clock = clock
         self.account = account
         self._cache: dict[tuple[str, str], Table] = {}
-        # The table of (region, name) if this process holds it, without touching storage
-        # or the clock (the hot operations' first try; None sends them the general way,
-        # which also forgets a table that has finished deleting): the cache's own get,
-        # which costs no Python call.
-        self.cached: Callable[[tuple[str, str]], Table | None] = self._cache.get
         # Told of each table loaded from storage or saved: its background work may be due.
         self.changed: Callable[[Table], None] = lambda table: None
 
@@ -132,6 +127,12 @@ class Catalog:
             await self._forget(table)
             return None
         return table
+
+    def cached(self, region: str, name: str) -> Table | None:
+        """The table if this process holds it, without touching storage or the clock
+        (the hot operations' first try; None sends them the general way, which also
+        forgets a table that has finished deleting)."""
+        return self._cache.get((region, name))
 
     async def stats(self, ids: tuple[int, ...]) -> dict[int, tuple[int, int]]:
         """(row count, summed sizes) of tables and indexes, read together."""

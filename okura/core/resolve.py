@@ -55,7 +55,7 @@ def held(ctx: Context, name: object) -> Table | None:
     if type(name) is not str:
         return None
     db = ctx.db
-    table = db.catalog.cached((ctx.region, name))
+    table = db.catalog.cached(ctx.region, name)
     # _serves and _noted, inlined: the hot operations' every request passes here
     if table is None or (table.serves_from and table.serves_from > db.clock.now()):
         return None

@@ -69,7 +69,7 @@ async def run_transaction(ctx: Context, body: dict, operation: str, parameters: 
 async def _replay(ctx: Context, body: dict, outcome: bytes) -> dict:
     """A repeated token's reply: billed as reading each item as the transaction left it."""
     for name, size in orjson.loads(outcome):
-        table = ctx.db.catalog.cached((ctx.region, name)) or await ctx.db.catalog.get(
+        table = ctx.db.catalog.cached(ctx.region, name) or await ctx.db.catalog.get(
             ctx.region, name)
         if table is not None:
             ctx.ledger.read(table, None, size, True)
