@@ -205,3 +205,38 @@ def import_conflict() -> DynamoError:
 
 def import_not_found(arn: str) -> DynamoError:
     return DynamoError(_DYNAMO + "ImportNotFoundException", f"Import not found: {arn}")
+
+
+# Throttling (docs/throttling.md). `reasons`: ThrottlingReason documents, {"reason":
+# "TableWriteProvisionedThroughputExceeded", "resource": <table or index ARN>}.
+# ProvisionedThroughputExceededException's text is recorded from DynamoDB; the other
+# two are the texts users quote. ThrottlingException names its list in lower camel case
+# (botocore's model).
+def provisioned_throughput_exceeded(reasons: list[dict]) -> DynamoError:
+    return DynamoError(
+        _DYNAMO + "ProvisionedThroughputExceededException",
+        "The level of configured provisioned throughput for the table was exceeded. Consider "
+        "increasing your provisioning level with the UpdateTable API.",
+        extra={"ThrottlingReasons": reasons} if reasons else None)
+
+
+def throttling(reasons: list[dict]) -> DynamoError:
+    return DynamoError(
+        "com.amazon.coral.availability#ThrottlingException",
+        "Throughput exceeds the current capacity of your table or index. DynamoDB is "
+        "automatically scaling your table or index so please try again shortly. If exceptions "
+        "persist, check if you have a hot key: https://docs.aws.amazon.com/amazondynamodb/latest"
+        "/developerguide/bp-partition-key-design.html",
+        extra={"throttlingReasons": reasons} if reasons else None)
+
+
+def request_limit_exceeded(reasons: list[dict]) -> DynamoError:
+    return DynamoError(
+        _DYNAMO + "RequestLimitExceeded",
+        "Throughput exceeds the current throughput quota for your account. Please contact AWS "
+        "Support at https://aws.amazon.com/support request a quota increase",
+        extra={"ThrottlingReasons": reasons} if reasons else None)
+
+
+THROTTLING_ERRORS = frozenset(("ProvisionedThroughputExceededException", "ThrottlingException",
+                               "RequestLimitExceeded"))

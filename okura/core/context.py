@@ -43,6 +43,7 @@ class Context:
         self.ledger = Ledger()
         self.table = None
         self.returned = 0
+        self.throttled = None
 
     @property
     def account(self) -> str:
