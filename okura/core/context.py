@@ -20,7 +20,7 @@ class Context:
     # server.http.Request sets these fields itself (one call less per request): a field
     # added here is added there too.
     __slots__ = ("db", "region", "access_key", "operation", "ledger", "table", "returned",
-                 "identity")
+                 "identity", "throttled")
 
     def __init__(self, db: Database, operation: str = "", region: str = "",
                  access_key: str = "") -> None:
@@ -36,6 +36,9 @@ class Context:
         # The caller's verified identity (okura.access.Identity) with --auth warn or
         # enforce; None while auth is off.
         self.identity: Any = None
+        # What throttled the request or would have (shadow mode), if anything: (table, index
+        # or None, partition key bytes or None) — for Contributor Insights.
+        self.throttled: tuple | None = None
 
     def restart(self) -> None:
         """Forget what a run of the request that is to be run again spent (it wrote

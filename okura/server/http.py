@@ -101,7 +101,7 @@ class Request(Context):
         self.db = db
         self.operation = self.region = self.access_key = ""
         self.ledger = Ledger()
-        self.table = self.identity = None
+        self.table = self.identity = self.throttled = None
         self.returned = 0
         self.headers = headers
         self.request_id = request_id
