@@ -14,6 +14,7 @@ import hashlib
 import hmac
 import re
 import time
+from operator import itemgetter
 from email.utils import parsedate_tz
 from typing import Any, Callable, NamedTuple
 from urllib.parse import quote, unquote_to_bytes
@@ -97,10 +98,9 @@ class _Plan(NamedTuple):
     the key, the day, the region, the signed headers) shares, worked out once."""
     signed: Signed  # what a good signature says (its token read per request)
     date: bytes  # the credential scope's YYYYMMDD
-    scope: bytes  # date/region/dynamodb/aws4_request
-    names: tuple[bytes, ...]  # the signed headers
-    spelled: tuple[bytes, ...]  # the same, as the first request spelled them
-    signed_headers: bytes  # SignedHeaders
+    values: Callable[[dict], tuple]  # the signed headers' values, by their first spellings
+    canonical: bytes  # the canonical request, %s for each value and the payload's hash
+    string_to_sign: bytes  # the string to sign, %s for the timestamp and the request's hash
     inner: Any  # SHA-256 states after HMAC's inner and outer key blocks (hashlib objects)
     outer: Any
 
@@ -134,20 +134,20 @@ class Verifier:
             if plan is not None and signed_at is not None and method == b"POST" and \
                     now - WINDOW <= signed_at <= now + WINDOW and stamp[:8] == plan.date:
                 # (a value to trim makes a mismatch here, and the general way trims it)
-                values = list(map(raw.get, plan.spelled))
-                if None not in values:
+                try:
+                    values = plan.values(raw)
+                except KeyError:
+                    values = None
+                if values is not None:
                     # (copies of an empty SHA-256: hashlib.sha256() looks its algorithm up
                     # in OpenSSL every time, dearer than the digest of a short body)
                     digest = _SHA256.copy()
                     digest.update(body)
-                    canonical = b"POST\n/\n\n%s\n\n%s\n%s" % (
-                        b"\n".join(map(b":".join, zip(plan.names, values))),  # type: ignore[arg-type]
-                        plan.signed_headers, digest.hexdigest().encode())
+                    digest_text = digest.hexdigest().encode()
                     digest = _SHA256.copy()
-                    digest.update(canonical)
+                    digest.update(plan.canonical % (*values, digest_text))
                     inner = plan.inner.copy()
-                    inner.update(b"AWS4-HMAC-SHA256\n%s\n%s\n%s" % (
-                        stamp, plan.scope, digest.hexdigest().encode()))
+                    inner.update(plan.string_to_sign % (stamp, digest.hexdigest().encode()))
                     outer = plan.outer.copy()
                     outer.update(inner.digest())
                     if hmac.compare_digest(outer.hexdigest().encode(), signature):
@@ -225,11 +225,16 @@ class Verifier:
         secret = self.secret_of(scope[0])
         assert secret is not None  # the signature was just found good
         key = _signing_key(secret, scope[1], scope[2]).ljust(64, b"\0")
-        names = tuple(name.encode("latin-1") for name in signed.split(";"))
+        names = [name.encode("latin-1").replace(b"%", b"%%") for name in signed.split(";")]
         spellings = {name.lower(): name for name, _ in pairs}
+        spelled = [spellings.get(name, name) for name in names]
+        values = itemgetter(*spelled) if len(spelled) > 1 else \
+            (lambda raw: (raw[spelled[0]],))
+        canonical = b"POST\n/\n\n%s\n\n%s\n%%s" % (
+            b"\n".join(name + b":%s" for name in names), signed.encode("latin-1").replace(b"%", b"%%"))
+        string_to_sign = b"AWS4-HMAC-SHA256\n%%s\n%s\n%%s" % "/".join(scope[1:]).encode()
         self._plans[head] = _Plan(
-            Signed(scope[0], scope[2], None), scope[1].encode(), "/".join(scope[1:]).encode(),
-            names, tuple(spellings.get(name, name) for name in names), signed.encode("latin-1"),
+            Signed(scope[0], scope[2], None), scope[1].encode(), values, canonical, string_to_sign,
             hashlib.sha256(bytes(b ^ 0x36 for b in key)), hashlib.sha256(bytes(b ^ 0x5C for b in key)))
 
     def _presigned(self, method: bytes, path: bytes, query: bytes, headers: dict[bytes, bytes],
