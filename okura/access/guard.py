@@ -6,21 +6,21 @@ Guard and the server's path is unchanged).
 the caller's identity-based policies and the resource's policy (policies.py), as AWS
 decides. In `enforce` a failure is DynamoDB's error; in `warn` the request goes on as
 with `off`, and the would-be denial is logged and counted (`denials`, by action,
-resource and reason: GET /metrics shows them)."""
+resource and reason: GET /metrics shows them). `granted` answers the commonest request
+from notes `authorize` keeps; `record` writes the audit log."""
 from __future__ import annotations
 
 import logging
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any
 
 from okura import errors
 from okura.access import sigv4
-from okura.access.actions import demands_of
+from okura.access.actions import ONE_TABLE, demands_of
 from okura.access.audit import Audit
 from okura.access.conditions import Facts, PolicyError
 from okura.access.demands import Demand
 from okura.access.identities import Identity
-from okura.access.actions import ONE_TABLE
 from okura.access.policies import NOTHING, Policy, judge, unconditional
 from okura.core.catalog import POLICIES
 from okura.core.context import Context
