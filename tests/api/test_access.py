@@ -440,3 +440,58 @@ def test_audit_log_of_data_events(tmp_path_factory):
             name: [{"putRequest": {"key": {"pk": {"S": "k2"}}}}]}}
     finally:
         server.stop()
+
+
+def test_streams_are_checked_on_the_stream(enforced):
+    admin = client(enforced, "AKIAADMIN")
+    arns = {}
+    for name in ("dev_streamed", "prod_streamed"):
+        admin.create_table(TableName=name, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                           AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                           BillingMode="PAY_PER_REQUEST",
+                           StreamSpecification={"StreamEnabled": True, "StreamViewType": "KEYS_ONLY"})
+        arns[name] = admin.describe_table(TableName=name)["Table"]["LatestStreamArn"]
+
+    def streams(key: str):
+        return boto3.client("dynamodbstreams", endpoint_url=enforced.url, region_name="us-east-1",
+                            aws_access_key_id=key, aws_secret_access_key=SECRETS[key],
+                            config=Config(retries={"max_attempts": 0}))
+
+    dev, root = streams("AKIADEV"), streams("AKIAADMIN")
+    shard = dev.describe_stream(StreamArn=arns["dev_streamed"])["StreamDescription"]["Shards"][0]
+    iterator = dev.get_shard_iterator(StreamArn=arns["dev_streamed"], ShardId=shard["ShardId"],
+                                      ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+    assert dev.get_records(ShardIterator=iterator)["Records"] == []
+    assert error_of(dev.describe_stream, StreamArn=arns["prod_streamed"]) == (
+        "AccessDeniedException", _denied("dev", "DescribeStream", arns["prod_streamed"]))
+    shard = root.describe_stream(StreamArn=arns["prod_streamed"])["StreamDescription"]["Shards"][0]
+    theirs = root.get_shard_iterator(StreamArn=arns["prod_streamed"], ShardId=shard["ShardId"],
+                                     ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+    assert error_of(dev.get_records, ShardIterator=theirs) == (
+        "AccessDeniedException", _denied("dev", "GetRecords", arns["prod_streamed"]))
+    assert error_of(dev.list_streams) == ("AccessDeniedException", _denied("dev", "ListStreams", "*"))
+
+
+def test_index_reads_are_checked_on_the_index(enforced):
+    admin = client(enforced, "AKIAADMIN")
+    name = f"dev_indexed_{uuid.uuid4().hex[:6]}"
+    admin.create_table(
+        TableName=name, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                              {"AttributeName": "owner", "AttributeType": "S"}],
+        GlobalSecondaryIndexes=[{"IndexName": "byOwner", "KeySchema": [
+            {"AttributeName": "owner", "KeyType": "HASH"}], "Projection": {"ProjectionType": "ALL"}}],
+        BillingMode="PAY_PER_REQUEST")
+    admin.put_resource_policy(ResourceArn=_arn(name), Policy=_resource_policy({
+        "Effect": "Deny", "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT}:user/dev"},
+        "Action": "dynamodb:Query", "Resource": _arn(name) + "/index/byOwner",
+        "Condition": {"ForAnyValue:StringEquals": {"dynamodb:LeadingKeys": ["root"]}}}))
+    dev = client(enforced, "AKIADEV")
+    query = {"TableName": name, "IndexName": "byOwner", "KeyConditionExpression": "#o = :o",
+             "ExpressionAttributeNames": {"#o": "owner"}}
+    assert dev.query(**query, ExpressionAttributeValues={":o": {"S": "dev"}})["Count"] == 0
+    assert error_of(dev.query, **query, ExpressionAttributeValues={":o": {"S": "root"}}) == (
+        "AccessDeniedException", _denied("dev", "Query", _arn(name) + "/index/byOwner",
+                                         "with an explicit deny in a resource-based policy"))
+    assert dev.query(TableName=name, KeyConditionExpression="pk = :p",
+                     ExpressionAttributeValues={":p": {"S": "root"}})["Count"] == 0
