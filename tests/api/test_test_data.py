@@ -1,5 +1,7 @@
 """Test data: `okura serve --seed FILE` and POST /okura/seed create tables and items from
-a JSON or YAML description; POST /okura/reset drops everything (issue 25)."""
+a JSON or YAML description; POST /okura/reset drops everything (issue 25). On servers
+embedded in this process (okura.Server: the same serve() as `okura serve`, started in
+milliseconds)."""
 from __future__ import annotations
 
 import http.client
@@ -7,7 +9,9 @@ import json
 
 import pytest
 from botocore.exceptions import ClientError
-from conftest import Server
+
+from okura import Server
+from okura.config import StartupError
 
 SEED_YAML = """
 tables:
@@ -44,8 +48,7 @@ def test_a_yaml_seed_file_is_loaded_at_start_and_once(tmp_path):
     seed = tmp_path / "seed.yaml"
     seed.write_text(SEED_YAML)
     data = str(tmp_path / "data")
-    server = Server("--seed", str(seed), data_dir=data)
-    try:
+    with Server(seed=str(seed), data_dir=data) as server:
         ddb = server.client()
         assert ddb.list_tables()["TableNames"] == ["orders", "users"]
         assert ddb.get_item(TableName="users", Key={"pk": {"S": "u1"}})["Item"] == {
@@ -58,18 +61,12 @@ def test_a_yaml_seed_file_is_loaded_at_start_and_once(tmp_path):
         users = ddb.describe_table(TableName="users")["Table"]
         assert users["BillingModeSummary"]["BillingMode"] == "PAY_PER_REQUEST"
         ddb.delete_item(TableName="users", Key={"pk": {"S": "u2"}})
-    finally:
-        server.stop()
-    again = Server("--seed", str(seed), data_dir=data)  # existing tables are left alone
-    try:
+    with Server(seed=str(seed), data_dir=data) as again:  # existing tables are left alone
         assert again.client().scan(TableName="users")["Count"] == 1
-    finally:
-        again.stop()
 
 
 def test_seed_and_reset_through_the_admin_api():
-    server = Server()
-    try:
+    with Server() as server:
         status, done = admin(server, "POST", "/okura/seed", {"region": "eu-west-1", "tables": [
             {"TableName": "things", "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
              "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
@@ -77,7 +74,7 @@ def test_seed_and_reset_through_the_admin_api():
              "DeletionProtectionEnabled": True,
              "Items": [{"pk": "a"}, {"pk": "b", "n": 1.5}]}]})
         assert (status, done) == (200, {"created": ["things"], "existing": [], "items": 2})
-        ddb = server.client(region="eu-west-1")
+        ddb = server.client(region_name="eu-west-1")
         assert ddb.scan(TableName="things")["Count"] == 2
         ddb.update_continuous_backups(TableName="things", PointInTimeRecoverySpecification={
             "PointInTimeRecoveryEnabled": True})
@@ -95,7 +92,7 @@ def test_seed_and_reset_through_the_admin_api():
         assert admin(server, "POST", "/okura/reset") == (200, {"dropped": 2})
         assert ddb.list_tables()["TableNames"] == []
         assert server.client().list_tables()["TableNames"] == []
-        assert server.client("dynamodbstreams", region="eu-west-1").list_streams()[
+        assert server.client("dynamodbstreams", region_name="eu-west-1").list_streams()[
             "Streams"] == []
         assert ddb.list_backups(BackupType="ALL")["BackupSummaries"] == []
         with pytest.raises(ClientError) as caught:
@@ -107,8 +104,6 @@ def test_seed_and_reset_through_the_admin_api():
             {"TableName": "things", "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
              "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}]}]})[0] == 200
         assert ddb.scan(TableName="things")["Count"] == 0
-    finally:
-        server.stop()
 
 
 BAD_SEEDS = [
@@ -130,18 +125,15 @@ BAD_SEEDS = [
 
 
 def test_a_bad_seed_is_refused_with_its_reason():
-    server = Server()
-    try:
+    with Server() as server:
         for body, message in BAD_SEEDS:
             assert admin(server, "POST", "/okura/seed", body) == (400, {"error": message})
         assert admin(server, "GET", "/okura/reset")[0] == 405
-    finally:
-        server.stop()
 
 
 def test_a_bad_seed_file_stops_the_start(tmp_path):
     seed = tmp_path / "seed.json"
     seed.write_text('{"tables": [{"TableName": "x"}]')
-    with pytest.raises(RuntimeError) as caught:
-        Server("--seed", str(seed))
-    assert f"okura: seed file {seed}: not JSON: " in str(caught.value)
+    with pytest.raises(StartupError) as caught:
+        Server(seed=str(seed)).start()
+    assert str(caught.value).startswith(f"seed file {seed}: not JSON: ")

@@ -1,0 +1,16 @@
+"""Real clients against okura (issue 25): each test drives one tool as its users do, and
+is skipped, saying why, only when that tool is not installed. Each module imports the
+`endpoint` fixture: an okura server embedded in this process (okura.running), started in
+milliseconds; the tools are the slow part. (Not a conftest.py: tests/api's modules import
+tests/conftest.py as `conftest`.)"""
+from __future__ import annotations
+
+import pytest
+
+import okura
+
+
+@pytest.fixture(scope="module")
+def endpoint():
+    with okura.running(memory=True) as url:
+        yield url
