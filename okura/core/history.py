@@ -14,8 +14,8 @@ A history is a base snapshot plus a change log, kept in ordinary rows:
   bytes it stores, so a table without point-in-time recovery pays one attribute test
   per write and one with it one more row in the same statement or transaction.
 
-The state as of a time t is the base with the log's entries before t applied in
-order (`items_at`); the changes of a window [start, end) are the log's entries in it,
+The state as of a time t is the base with the log's entries up to t applied in
+order (`page_at`, a page at a time in key order); the changes of a window [start, end) are the log's entries in it,
 folded per item (`changes`). Entries of one item are ordered by their time, which a
 write takes after locking the item, so they follow the order of its writes on every
 node. Old entries are folded into the base once they fall out of the recovery window
@@ -168,34 +168,28 @@ class History:
         key, as an export does, lays over the base's rows)."""
         return await self._folded(db, None, (micros(at) + 1).to_bytes(8, "big"))
 
-    async def items_at(self, db: Database, at: float
-                       ) -> AsyncIterator[list[tuple[bytes, bytes, int, bytes]]]:
-        """The table as of `at` (every write at or before it), in chunks of (hk, rk,
-        size, doc) rows as the table stores them; the base's rows in key order, then
-        the items created since in key order. `at` must lie in the window and the base
-        be ready (see `window` and `ready`)."""
-        changed = await self.written_until(db, at)
-        after: tuple[bytes, bytes] | None = None
-        while True:
-            async with db.engine.reader() as unit:
-                rows = await unit.scan(self.base, after, None, None, CHUNK)
-            out = []
-            for hk, rk, size, doc in rows:
-                change = changed.pop(keys.terminated(hk) + rk, None)
-                if change is not None:
-                    size, doc = change[2], change[3]
-                if doc[:1] != TOMBSTONE:
-                    out.append((hk, rk, size, doc))
-            if out:
-                yield out
-            if len(rows) < CHUNK:
-                break
-            after = (rows[-1][0], rows[-1][1])
-            await asyncio.sleep(0)
-        created = [(hk, rk, size, doc) for _, (hk, rk, size, doc, _) in sorted(changed.items())
-                   if doc[:1] != TOMBSTONE]
-        for start in range(0, len(created), CHUNK):
-            yield created[start:start + CHUNK]
+    async def page_at(self, db: Database, at: float, after: tuple[bytes, bytes] | None,
+                      limit: int = CHUNK, written: dict[bytes, tuple] | None = None
+                      ) -> tuple[list[tuple[bytes, bytes, int, bytes]], tuple[bytes, bytes] | None]:
+        """Up to `limit` items of the table as of `at` whose key is after `after` (None:
+        from the first), in key order, as stored rows (hk, rk, size, doc), and the key to
+        go on from (None: no item is left): a resumable read, one page per call. Each
+        reads the log up to `at` again, unless given `written_until(db, at)` (the same
+        for every page)."""
+        if written is None:
+            written = await self.written_until(db, at)
+        async with db.engine.reader() as unit:
+            base = await unit.scan(self.base, after, None, None, limit)
+        lo = None if after is None else keys.terminated(after[0]) + after[1]
+        hi = None if len(base) < limit else keys.terminated(base[-1][0]) + base[-1][1]
+        rows = {keys.terminated(hk) + rk: (hk, rk, size, doc) for hk, rk, size, doc in base}
+        for at_key, (hk, rk, size, doc, _) in written.items():
+            if (lo is None or at_key > lo) and (hi is None or at_key <= hi):
+                rows[at_key] = (hk, rk, size, doc)
+        chosen = [rows[key] for key in sorted(rows)[:limit]]
+        reached = (chosen[-1][0], chosen[-1][1]) if len(rows) > limit or hi is not None \
+            else None
+        return [row for row in chosen if row[3][:1] != TOMBSTONE], reached
 
     async def changes(self, db: Database, start: float, end: float) -> AsyncIterator[Change]:
         """Every item written at a time in [start, end), once, in key order: as it was

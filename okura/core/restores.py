@@ -3,16 +3,16 @@
 The operation creates the target table CREATING (StatusUntil UNTIL_DONE: it serves
 nothing until the restore ends) with its RestoreSummary, and submits a "restore" job.
 Each step of the job writes a chunk of items, with their index entries and
-item-collection sizes, in one storage transaction; an item the target already holds
-is skipped, so a step run again (after a restart) writes nothing twice. From a
-backup's copy the job resumes after the last chunk written; from a history it reads
-the state as of the restore time anew (it is the same state each time). At the end the
+item-collection sizes, in one storage transaction, and the job resumes after the last
+chunk written (a restart, another node); an item the target already holds is skipped,
+so a step run again writes nothing twice. From a history, a chunk is a page of the
+state as of the restore time in key order (History.page_at). At the end the
 table becomes ACTIVE, its global indexes too, and RestoreInProgress false.
 """
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, AsyncIterator
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -27,6 +27,9 @@ if TYPE_CHECKING:
 # CREATING until the job finishes it.
 UNTIL_DONE = 1e18
 CHUNK = 256
+# Per restore job from a history, the log's last entry per item up to the restore time
+# (History.written_until): read once on the node running the job, not once per step.
+_written: dict[str, dict[bytes, tuple]] = {}
 
 
 async def start(db: Database, table: Table, source: dict) -> str:
@@ -96,19 +99,23 @@ async def _step(db: Database, state: dict) -> dict | None:
             if not found.ready:
                 await asyncio.sleep(jobs.POLL)  # its base snapshot is still being taken
                 return state
-            await _fill(db, table, found.items_at(db, source["At"]))
+            written = _written.get(state["Job"])
+            if written is None:  # read once per job and node, kept between its steps
+                written = _written[state["Job"]] = await found.written_until(db, source["At"])
+            after = state["After"]
+            rows, reached = await found.page_at(db, source["At"], None if after is None else (
+                bytes.fromhex(after[0]), bytes.fromhex(after[1])), CHUNK, written)
+            async with db.engine.transaction() as unit:
+                await _insert(unit, table, rows)
+            if reached is not None:
+                return dict(state, After=[reached[0].hex(), reached[1].hex()],
+                            Done=state["Done"] + len(rows))
+            _written.pop(state["Job"], None)
     if backup is not None:
         await backup.update(db, Restoring=[job for job in backup.doc["Restoring"]
                                            if job != state["Job"]])
     await _finish(db, state)
     return None
-
-
-async def _fill(db: Database, table: Table, chunks: AsyncIterator[list[tuple]]) -> None:
-    async for rows in chunks:
-        async with db.engine.transaction() as unit:
-            await _insert(unit, table, rows)
-        await asyncio.sleep(0)  # requests run between chunks (SQLite never yields)
 
 
 async def _finish(db: Database, state: dict) -> None:

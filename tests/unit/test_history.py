@@ -30,12 +30,17 @@ async def delete(app, pk: str) -> None:
 
 
 async def state(db, found: history.History, at: float) -> dict:
-    out = {}
-    async for rows in found.items_at(db, at):
+    """The table as of `at`, read a page at a time: keys in order, each once."""
+    out: dict = {}
+    after = None
+    while True:
+        rows, after = await found.page_at(db, at, after, 100)
         for _, _, _, doc in rows:
             parsed = orjson.loads(doc)
+            assert parsed["pk"]["S"] not in out
             out[parsed["pk"]["S"]] = int(parsed["v"]["N"])
-    return out
+        if after is None:
+            return out
 
 
 async def run_jobs(db) -> None:

@@ -1,8 +1,9 @@
 """A background job survives a restart: a backup interrupted after its first step goes
 on from its saved state when a server opens the same storage again (SQLite,
 PostgreSQL), and still holds the table as of its start (a write made after the
-restart included). A backup still being created or restored from cannot be deleted
-(BackupInUseException), nor restored into a table being created (TableInUseException)."""
+restart included); a point-in-time restore goes on from the page it reached. A
+backup still being created or restored from cannot be deleted (BackupInUseException),
+nor restored into a table being created (TableInUseException)."""
 from __future__ import annotations
 
 import asyncio
@@ -14,13 +15,25 @@ from conftest import _create_database, _drop_database
 
 from in_process import app_on, memory_app
 from okura.config import Settings
-from okura.core import jobs, snapshots
+from okura.core import jobs, restores, snapshots
 from okura.server import prometheus
 from okura.server.http import Request
 from test_index_jobs import SIGNED, call
 
 TABLE = "tab"
 COUNT = 2 * snapshots.CHUNK + 10
+
+
+async def filled_table(app, count: int = COUNT) -> None:
+    """TABLE with `count` items k0000, k0001, ... (v = 0)."""
+    await call(app, "CreateTable", {
+        "TableName": TABLE, "BillingMode": "PAY_PER_REQUEST",
+        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+        "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}]})
+    for start in range(0, count, 25):
+        await call(app, "BatchWriteItem", {"RequestItems": {TABLE: [
+            {"PutRequest": {"Item": {"pk": {"S": f"k{n:04}"}, "v": {"N": "0"}}}}
+            for n in range(start, min(start + 25, count))]}})
 
 
 def request(app, operation: str) -> Request:
@@ -46,14 +59,7 @@ def test_a_backup_resumes_after_a_restart(settings):
 
     async def scenario():
         async with app_on(settings) as app:
-            await call(app, "CreateTable", {
-                "TableName": TABLE, "BillingMode": "PAY_PER_REQUEST",
-                "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
-                "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}]})
-            for start in range(0, COUNT, 25):
-                await call(app, "BatchWriteItem", {"RequestItems": {TABLE: [
-                    {"PutRequest": {"Item": {"pk": {"S": f"k{n:04}"}, "v": {"N": "0"}}}}
-                    for n in range(start, min(start + 25, COUNT))]}})
+            await filled_table(app)
             arn = (await call(app, "CreateBackup", {"TableName": TABLE, "BackupName": "bkp"}))[
                 "BackupDetails"]["BackupArn"]
             assert await app.db.jobs.round()  # one step, then the server stops
@@ -121,5 +127,37 @@ def test_a_backup_being_created_is_in_use():
             while await app.db.jobs.round():
                 pass
             await call(app, "DeleteBackup", {"BackupArn": arn})
+
+    asyncio.run(scenario())
+
+
+def test_a_point_in_time_restore_resumes_after_a_restart(settings):
+    async def scenario():
+        async with app_on(settings) as app:
+            await filled_table(app)
+            await call(app, "UpdateContinuousBackups", {
+                "TableName": TABLE,
+                "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True}})
+            while await app.db.jobs.round():
+                pass
+            last = f"k{COUNT - 1:04}"
+            await call(app, "PutItem", {"TableName": TABLE,
+                                        "Item": {"pk": {"S": last}, "v": {"N": "1"}}})
+            await call(app, "DeleteItem", {"TableName": TABLE, "Key": {"pk": {"S": "k0000"}}})
+            await app.db.clock.advance(400)
+            await call(app, "RestoreTableToPointInTime", {
+                "SourceTableName": TABLE, "TargetTableName": "back",
+                "UseLatestRestorableTime": True})
+            assert await app.db.jobs.round()  # one page, then the server stops
+            [job] = await jobs.pending(app.db)
+            assert job["Kind"] == "restore" and job["State"]["Done"] == restores.CHUNK
+        restores._written.clear()  # what the stopped process had read of the log
+        async with app_on(settings) as app:
+            while await app.db.jobs.round():
+                pass
+            table = (await call(app, "DescribeTable", {"TableName": "back"}))["Table"]
+            assert table["TableStatus"] == "ACTIVE" and table["ItemCount"] == COUNT - 1
+            item = await call(app, "GetItem", {"TableName": "back", "Key": {"pk": {"S": last}}})
+            assert item["Item"]["v"] == {"N": "1"}
 
     asyncio.run(scenario())

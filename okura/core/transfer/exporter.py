@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING
 import orjson
 
 from okura.core import history as histories, spaces
-from okura.core.snapshots import TOMBSTONE
 from okura.core.transfer import formats, jobs
 from okura.core.transfer.objects import StoreError
 from okura.storage import keys
@@ -95,23 +94,8 @@ async def _full_page(db: Database, history: History, at: float, after: list[str]
                      ) -> tuple[list[tuple[bytes, bytes, int, bytes]], list[str] | None]:
     """Up to FILE_ITEMS of the table's items as of `at` after the key `after`, in key
     order, and the key to go on from (None: none are left)."""
-    written = await history.written_until(db, at)
-    start = _position(after)
-    async with db.engine.reader() as unit:
-        base = await unit.scan(history.base, start, None, None, FILE_ITEMS)
-    lo = None if start is None else keys.terminated(start[0]) + start[1]
-    hi = None if len(base) < FILE_ITEMS else keys.terminated(base[-1][0]) + base[-1][1]
-    rows = {keys.terminated(hk) + rk: (hk, rk, size, doc) for hk, rk, size, doc in base}
-    for at_key, (hk, rk, size, doc, _) in written.items():
-        if (lo is None or at_key > lo) and (hi is None or at_key <= hi):
-            rows[at_key] = (hk, rk, size, doc)
-    chosen = [rows[key] for key in sorted(rows)[:FILE_ITEMS]]
-    if len(rows) > FILE_ITEMS or hi is not None:
-        last = chosen[-1]
-        reached: list[str] | None = [last[0].hex(), last[1].hex()]
-    else:
-        reached = None
-    return [row for row in chosen if row[3][:1] != TOMBSTONE], reached
+    rows, reached = await history.page_at(db, at, _position(after), FILE_ITEMS)
+    return rows, None if reached is None else [reached[0].hex(), reached[1].hex()]
 
 
 async def _incremental_page(db: Database, history: History, description: dict,
