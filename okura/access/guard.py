@@ -31,9 +31,10 @@ RAW = ":exchange"  # the headers' member a guarded connection keeps the Exchange
 
 
 # What the signature covers and policies read, beyond the headers okura keeps: method,
-# URL, every header as sent, the client's address (aws:SourceIp), whether over TLS
-# (aws:SecureTransport). A plain tuple: built for every request.
-Exchange = tuple[bytes, bytes, list[tuple[bytes, bytes]], str, bool]
+# URL, every header (by lower-case name, a repeated one's values joined by commas), the
+# client's address (aws:SourceIp), whether over TLS (aws:SecureTransport). A plain
+# tuple: built for every request.
+Exchange = tuple[bytes, bytes, dict[bytes, bytes], str, bool]
 
 
 @lru_cache(maxsize=1024)
@@ -71,9 +72,9 @@ class Guard:
 
     def verified(self, exchange: Exchange, body: bytes) -> tuple[Identity, str]:
         """The identity and region a request is signed by; raises DynamoDB's errors."""
-        method, url, pairs, _peer, _secure = exchange
+        method, url, headers, _peer, _secure = exchange
         now = self.db.clock.now()
-        access_key, region, token = self.verifier.verify(method, url, pairs, body, now)
+        access_key, region, token = self.verifier.verify(method, url, headers, body, now)
         identity = self.identities[access_key]  # the verifier knew its secret
         if token != identity.token:
             raise errors.unrecognized_client()
@@ -194,9 +195,8 @@ class Guard:
     def record(self, ctx: Any, body: Any, error: errors.DynamoError | None) -> None:
         """The request's audit record."""
         assert self.audit is not None
-        _method, _url, pairs, peer, _secure = ctx.headers[RAW]
-        agent = next((value for name, value in pairs if name.lower() == b"user-agent"), b"")
-        self.audit.record(ctx, body, error, peer, agent.decode("latin-1"))
+        _method, _url, headers, peer, _secure = ctx.headers[RAW]
+        self.audit.record(ctx, body, error, peer, headers.get(b"user-agent", b"").decode("latin-1"))
 
     def refused(self, action: str, resource: str, reason: str, message: str) -> None:
         """warn mode: count and log a would-be denial."""

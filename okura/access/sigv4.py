@@ -98,7 +98,7 @@ class _Plan(NamedTuple):
     the key, the day, the region, the signed headers) shares, worked out once."""
     signed: Signed  # what a good signature says (its token read per request)
     date: bytes  # the credential scope's YYYYMMDD
-    values: Callable[[dict], tuple]  # the signed headers' values, by their first spellings
+    values: Callable[[dict], tuple]  # the signed headers' values
     canonical: bytes  # the canonical request, %s for each value and the payload's hash
     string_to_sign: bytes  # the string to sign, %s for the timestamp and the request's hash
     inner: Any  # SHA-256 states after HMAC's inner and outer key blocks (hashlib objects)
@@ -120,14 +120,14 @@ class Verifier:
         self._times: dict[str, float | None] = {}  # parsed timestamps (bounded)
         self._stamps: dict[bytes, float] = {}  # parsed X-Amz-Date values (bounded)
 
-    def verify(self, method: bytes, url: bytes, pairs: list[tuple[bytes, bytes]], body: bytes,
+    def verify(self, method: bytes, url: bytes, headers: dict[bytes, bytes], body: bytes,
                now: float) -> Signed:
         """The signature's access key, region and session token, once it is found good;
-        raises DynamoDB's authentication errors. `pairs`: the request's headers as sent."""
-        raw = dict(pairs)
-        authorization = raw.get(b"Authorization") or raw.get(b"authorization")
-        stamp = raw.get(b"X-Amz-Date") or raw.get(b"x-amz-date")
-        if authorization and stamp and url == b"/" and len(raw) == len(pairs):
+        raises DynamoDB's authentication errors. `headers`: every request header, by
+        lower-case name, a repeated one's values joined by commas."""
+        authorization = headers.get(b"authorization")
+        stamp = headers.get(b"x-amz-date")
+        if authorization and stamp and url == b"/":
             head, _, signature = authorization.rpartition(b", Signature=")
             plan = self._plans.get(head)
             signed_at = self._stamps.get(stamp) or self._stamp(stamp)
@@ -135,7 +135,7 @@ class Verifier:
                     now - WINDOW <= signed_at <= now + WINDOW and stamp[:8] == plan.date:
                 # (a value to trim makes a mismatch here, and the general way trims it)
                 try:
-                    values = plan.values(raw)
+                    values = plan.values(headers)
                 except KeyError:
                     values = None
                 if values is not None:
@@ -151,18 +151,14 @@ class Verifier:
                     outer = plan.outer.copy()
                     outer.update(inner.digest())
                     if hmac.compare_digest(outer.hexdigest().encode(), signature):
-                        token = raw.get(b"X-Amz-Security-Token") or raw.get(_SECURITY_TOKEN)
+                        token = headers.get(_SECURITY_TOKEN)
                         return plan.signed if token is None else \
                             plan.signed._replace(token=token.decode("latin-1"))
-        return self._general(method, url, pairs, body, now)
+        return self._general(method, url, headers, body, now)
 
-    def _general(self, method: bytes, url: bytes, pairs: list[tuple[bytes, bytes]],
-                 body: bytes, now: float) -> Signed:
+    def _general(self, method: bytes, url: bytes, headers: dict[bytes, bytes], body: bytes,
+                 now: float) -> Signed:
         """`verify` the long way: every form, every error."""
-        headers: dict[bytes, bytes] = {}  # by lower-case name, repeated ones joined by commas
-        for name, value in pairs:
-            name = name.lower()
-            headers[name] = headers[name] + b"," + value if name in headers else value
         path, _, query = url.partition(b"?")
         authorization = headers.get(b"authorization")
         if authorization is None and b"X-Amz-" in query:
@@ -198,7 +194,7 @@ class Verifier:
         self._check(method, path, _canonical_query(query) if query else _EMPTY_QUERY, headers,
                     signed, hashlib.sha256(body).hexdigest(), scope, amz_date, params["Signature"])
         if stamp is not None and path == b"/" and not query and method == b"POST":
-            self._remember(header, scope, signed, pairs)
+            self._remember(header, scope, signed)
         token = headers.get(_SECURITY_TOKEN)
         return Signed(scope[0], scope[2], None if token is None else token.decode("latin-1"))
 
@@ -212,8 +208,7 @@ class Verifier:
             stamps[stamp] = parsed
         return parsed
 
-    def _remember(self, header: str, scope: list[str], signed: str,
-                  pairs: list[tuple[bytes, bytes]]) -> None:
+    def _remember(self, header: str, scope: list[str], signed: str) -> None:
         """Keep the plan of a good signature in the SDKs' form, for its next requests."""
         head, sep, _ = header.encode("latin-1").rpartition(b", Signature=")
         if not sep or not head.startswith(b"AWS4-HMAC-SHA256 Credential="):
@@ -225,13 +220,11 @@ class Verifier:
         secret = self.secret_of(scope[0])
         assert secret is not None  # the signature was just found good
         key = _signing_key(secret, scope[1], scope[2]).ljust(64, b"\0")
-        names = [name.encode("latin-1").replace(b"%", b"%%") for name in signed.split(";")]
-        spellings = {name.lower(): name for name, _ in pairs}
-        spelled = [spellings.get(name, name) for name in names]
-        values = itemgetter(*spelled) if len(spelled) > 1 else \
-            (lambda raw: (raw[spelled[0]],))
+        names = [name.encode("latin-1") for name in signed.split(";")]
+        values = itemgetter(*names) if len(names) > 1 else (lambda raw: (raw[names[0]],))
         canonical = b"POST\n/\n\n%s\n\n%s\n%%s" % (
-            b"\n".join(name + b":%s" for name in names), signed.encode("latin-1").replace(b"%", b"%%"))
+            b"\n".join(name.replace(b"%", b"%%") + b":%s" for name in names),
+            signed.encode("latin-1").replace(b"%", b"%%"))
         string_to_sign = b"AWS4-HMAC-SHA256\n%%s\n%s\n%%s" % "/".join(scope[1:]).encode()
         self._plans[head] = _Plan(
             Signed(scope[0], scope[2], None), scope[1].encode(), values, canonical, string_to_sign,

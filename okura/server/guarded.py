@@ -14,7 +14,7 @@ from okura.access.guard import RAW, Guard
 from okura.config import Settings
 from okura.core.catalog import CatalogChanged
 from okura.core.context import Context
-from okura.server.http import _SPELLED, _UNKNOWN, HttpProtocol
+from okura.server.http import _WANTED, HttpProtocol
 from okura.server.router import ROUTES, Handler
 
 if TYPE_CHECKING:
@@ -25,24 +25,27 @@ class GuardedProtocol(HttpProtocol):
     __slots__ = ("raw", "peer", "secure")
 
     def connection_made(self, transport):
-        self.raw: list[tuple[bytes, bytes]] = []
+        self.raw: dict[bytes, bytes] = {}
         super().connection_made(transport)
         peer = transport.get_extra_info("peername")
         self.peer = peer[0] if peer else ""
         self.secure = transport.get_extra_info("sslcontext") is not None
 
     def on_header(self, name, value):
-        self.raw.append((name, value))
-        # HttpProtocol.on_header's commonest case inline (one call less per header)
-        wanted = _SPELLED.get(name, _UNKNOWN)
-        if wanted is _UNKNOWN:
-            HttpProtocol.on_header(self, name, value)
-        elif wanted is not None:
+        # every header by lower-case name, a repeated one's values joined (as SigV4
+        # canonicalises them); what HttpProtocol.on_header does, from the lower-case name
+        name = name.lower()
+        raw = self.raw
+        raw[name] = raw[name] + b"," + value if name in raw else value
+        wanted = _WANTED.get(name)
+        if wanted is not None:
             self.headers[wanted] = value.decode("latin-1")
+        elif name == b"expect":
+            HttpProtocol.on_header(self, name, value)
 
     def on_message_complete(self, plain=HttpProtocol.on_message_complete):
         self.headers[RAW] = (self.parser.get_method(), self.url, self.raw, self.peer, self.secure)
-        self.raw = []
+        self.raw = {}
         plain(self)
 
 

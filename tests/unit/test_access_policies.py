@@ -127,11 +127,11 @@ def test_bad_policies():
             Policy(document)
 
 
-def _signed(headers: dict, body: bytes = b"{}") -> list[tuple[bytes, bytes]]:
+def _signed(headers: dict, body: bytes = b"{}") -> dict[bytes, bytes]:
     request = AWSRequest("POST", "http://localhost:8000/", data=body, headers=headers)
     SigV4Auth(Credentials("AK", "secret"), "dynamodb", "us-east-1").add_auth(request)
-    return [(b"Host", b"localhost:8000")] + [
-        (name.encode(), value.encode()) for name, value in request.headers.items()]
+    return {b"host": b"localhost:8000", **{
+        name.lower().encode(): value.encode() for name, value in request.headers.items()}}
 
 
 def test_sigv4_trims_and_refuses():
