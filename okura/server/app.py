@@ -22,7 +22,7 @@ from okura.core.transfer.objects import store_for
 from okura.core.ttl.sweeper import Sweeper
 from okura.access.guard import Guard
 from okura.server import auth, startup, tls
-from okura.server.guarded import GuardedProtocol, guard_app
+from okura.server.guarded import GuardedProtocol, guard_app, identities_of
 from okura.server.http import HttpProtocol, Outbox, Request, decode_body, request_ids
 from okura.server.router import ROUTES
 from okura.shapes.nodes import mismatch
@@ -150,6 +150,8 @@ async def serve(settings: Settings, ready: Callable[[int], None] | None = None,
     """Serve until SIGINT or SIGTERM, or until `stop` is set (a server embedded in a
     thread of another program: okura/embedded.py); `ready` is told the port once okura
     listens. A start-up mistake raises StartupError, before any data is touched."""
+    known = identities_of(settings)  # the auth config and TLS, checked before anything is
+    secure = tls.context(settings)   # claimed
     claimed = startup.Claimed(settings)
     db = Database(make_engine(settings), settings.account_id, settings.status_delay,
                   Clock(settings.clock_offset), settings.stream_retention,
@@ -160,8 +162,8 @@ async def serve(settings: Settings, ready: Callable[[int], None] | None = None,
     if db.engine.shared:
         await db.clock.share(db.engine)
     app = App(db, settings)
-    if settings.auth != "off":
-        guard_app(app, settings)
+    if known is not None:
+        guard_app(app, settings, known)
     claimed.log_requests(app)
     if settings.seed:
         await claimed.seed(db)
@@ -176,7 +178,6 @@ async def serve(settings: Settings, ready: Callable[[int], None] | None = None,
             loop.add_signal_handler(sig, stop.set)
     protocol = HttpProtocol if app.guard is None else GuardedProtocol
     servers = []
-    secure = tls.context(settings)
     if secure is not None:  # HTTPS on its own port, beside HTTP (server/tls.py), first: a
         # client that finds HTTP listening finds HTTPS too
         servers.append(await loop.create_server(

@@ -11,7 +11,7 @@ from okura import errors
 from okura.access import identities
 from okura.access.audit import Audit
 from okura.access.guard import RAW, Guard
-from okura.config import Settings
+from okura.config import Settings, StartupError
 from okura.core.catalog import CatalogChanged
 from okura.core.context import Context
 from okura.server.http import _WANTED, HttpProtocol
@@ -83,17 +83,24 @@ def guarded(guard: Guard, operation: str, handler: Handler) -> Handler:
     return audited
 
 
-def guard_app(app: App, settings: Settings) -> None:
-    """Turn access control on (--auth warn|enforce) with its audit log; a bad auth config
-    stops the start."""
-    if settings.auth not in ("warn", "enforce"):
-        raise SystemExit(f"--auth must be off, warn or enforce, not {settings.auth!r}")
+def identities_of(settings: Settings) -> dict[str, identities.Identity] | None:
+    """The callers of --auth warn|enforce (None with auth off); a bad auth config is a
+    StartupError."""
+    if settings.auth == "off":
+        return None
     if not settings.auth_config:
-        raise SystemExit(f"--auth {settings.auth} needs --auth-config PATH (docs/access.md)")
+        raise StartupError(f"--auth {settings.auth} needs --auth-config PATH (docs/access.md)")
     try:
-        known = identities.load(settings.auth_config, settings.account_id)
+        return identities.load(settings.auth_config, settings.account_id)
     except identities.ConfigError as error:
-        raise SystemExit(f"okura: {error}") from None
+        raise StartupError(str(error)) from None
+
+
+def guard_app(app: App, settings: Settings,
+              known: dict[str, identities.Identity] | None = None) -> None:
+    """Turn access control on (--auth warn|enforce) with its audit log."""
+    if known is None:
+        known = identities_of(settings) or {}
     path = settings.audit_log
     if not path and not settings.memory and not settings.postgres:
         path = os.path.join(settings.data_dir, "audit.jsonl")

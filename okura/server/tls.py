@@ -10,18 +10,18 @@ import os
 import socket
 import ssl
 
-from okura.config import Settings
+from okura.config import Settings, StartupError
 
 CERT, KEY = "okura-cert.pem", "okura-key.pem"
 
 
 def context(settings: Settings) -> ssl.SSLContext | None:
-    """The server's TLS context, or None without TLS; a bad setting stops the start."""
+    """The server's TLS context, or None without TLS; a bad setting is a StartupError."""
     if settings.tls_self_signed:
         cert, key = self_signed(os.path.join(settings.data_dir, "tls"))
     elif settings.tls_cert or settings.tls_key:
         if not (settings.tls_cert and settings.tls_key):
-            raise SystemExit("okura: --tls-cert and --tls-key go together")
+            raise StartupError("--tls-cert and --tls-key go together")
         cert, key = settings.tls_cert, settings.tls_key
     else:
         return None
@@ -29,7 +29,7 @@ def context(settings: Settings) -> ssl.SSLContext | None:
     try:
         tls.load_cert_chain(cert, key)
     except (OSError, ssl.SSLError) as error:
-        raise SystemExit(f"okura: cannot load the TLS certificate {cert}: {error}") from None
+        raise StartupError(f"cannot load the TLS certificate {cert}: {error}") from None
     return tls
 
 

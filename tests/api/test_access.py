@@ -495,3 +495,21 @@ def test_index_reads_are_checked_on_the_index(enforced):
                                          "with an explicit deny in a resource-based policy"))
     assert dev.query(TableName=name, KeyConditionExpression="pk = :p",
                      ExpressionAttributeValues={":p": {"S": "root"}})["Count"] == 0
+
+
+def test_a_bad_auth_setting_stops_the_start(tmp_path):
+    from tests.unit.test_startup import okura, refused
+
+    assert refused(okura("serve", "--memory", "--auth", "enforce")) == (
+        "okura: --auth enforce needs --auth-config PATH (docs/access.md)")
+    config = tmp_path / "auth.json"
+    config.write_text(json.dumps({"users": [{"name": "x", "access_key_id": "AK"}]}))
+    assert refused(okura("serve", "--memory", "--auth", "warn", "--auth-config", str(config))) == (
+        "okura: users[0]: access_key_id and secret_access_key are required strings")
+    config.write_text(json.dumps({"users": [{"name": "x", "access_key_id": "AK",
+                                             "secret_access_key": "s",
+                                             "policies": [{"Statement": [{"Effect": "Allow"}]}]}]}))
+    assert refused(okura("serve", "--memory", "--auth", "warn", "--auth-config", str(config))) == (
+        "okura: users[0]: policy 0: a statement needs exactly one of Action and NotAction")
+    assert refused(okura("serve", "--memory", "--tls-cert", str(config))) == (
+        "okura: --tls-cert and --tls-key go together")
