@@ -43,6 +43,7 @@ class Settings:
     import_error_dir: str = ""        # import error logs (default <data-dir>/import-errors)
     access_log: str = ""              # a file of one JSON line per request (docs/admin.md)
     seed: str = ""                    # a JSON/YAML file of tables and items loaded at start
+    faults: list = field(default_factory=list)  # [[faults]] rules injected from the start
 
     def merged(self, **overrides) -> "Settings":
         given = {key: value for key, value in overrides.items() if value is not None}

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from okura.core.catalog import Catalog
 from okura.core.clock import Clock
+from okura.core.faults import Faults
 from okura.core.index_jobs import IndexJobs
 from okura.core.jobs import Runner
 from okura.core.metrics import Metrics
@@ -29,6 +30,7 @@ class Database:
         engine.watch_catalog(self.catalog.invalidate)
         # S3 exports and imports: where the objects are, where bad import lines are logged
         self.transfers = Transfers(s3 or LocalStore("s3"), import_errors)
+        self.faults = Faults(self.clock, self.metrics)  # injected faults (docs/admin.md)
 
     def status_until(self, now: float) -> float:
         """When a status change made at `now` ends. With no delay it has already ended,

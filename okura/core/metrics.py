@@ -110,7 +110,8 @@ def _fold(samples: Stat, values: list, scale: float = 1.0) -> None:
 
 
 class Metrics:
-    __slots__ = ("clock", "number", "current", "last", "pending", "access_denials")
+    __slots__ = ("clock", "number", "current", "last", "pending", "access_denials",
+                 "injected_faults")
 
     def __init__(self, clock: Clock):
         self.clock = clock
@@ -120,6 +121,8 @@ class Metrics:
         self.pending: dict[tuple[Table, str, bool], Pending] = {}
         # --auth warn's would-be denials since the start: (action, resource, reason) -> count
         self.access_denials: dict[tuple[str, str, str], int] = {}
+        # faults injected since the start (core/faults.py): (operation, table, fault) -> count
+        self.injected_faults: dict[tuple[str, str, str], int] = {}
 
     def _number_now(self) -> int:
         return math.floor(self.clock.now() / PERIOD)

@@ -56,6 +56,8 @@ async def handle(ctx: Context, body: dict) -> dict:
         plans.append((name, wanted, table, projection))
     responses: dict[str, list] = {}
     unprocessed: dict[str, dict] = {}
+    if ctx.db.faults.rules:  # injected faults (core/faults.py) may leave keys unread
+        plans, unprocessed = ctx.db.faults.unprocessed_keys(ctx, plans)
     replied = 0
     for name, wanted, table, projection in plans:
         found = responses[name] = []
@@ -66,7 +68,8 @@ async def handle(ctx: Context, body: dict) -> dict:
                 item = orjson.loads(raw)
                 replied += sizes.item_size(item)
             if replied > REPLY_BYTES:
-                unprocessed[name] = dict(wanted, Keys=wanted["Keys"][position:])
+                unprocessed[name] = dict(wanted, Keys=wanted["Keys"][position:]
+                                         + unprocessed.get(name, {}).get("Keys", []))
                 break
             if raw is not None:
                 found.append(item if projection is None else expressions.project(projection, item))

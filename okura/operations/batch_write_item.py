@@ -113,6 +113,9 @@ async def handle(ctx: Context, body: dict) -> dict:
     if planned is None:
         shapes.check("BatchWriteItem", body)
         planned = await _checked(ctx, body)
+    unprocessed: dict = {}
+    if ctx.db.faults.rules:  # injected faults (core/faults.py) may leave writes undone
+        planned, unprocessed = ctx.db.faults.unprocessed_writes(ctx, body, planned)
     metrics: dict[str, list] = {}
     changes = [write_actions.put_change(table, item, None, body, size, at) if item is not None
                else write_actions.delete_change(table, key, None, body)
@@ -121,7 +124,7 @@ async def handle(ctx: Context, body: dict) -> dict:
         collection = item_collection_metrics(table, body, key, written.collection_size)
         if collection is not None:
             metrics.setdefault(table.name, []).append(collection)
-    out: dict = {"UnprocessedItems": {}}
+    out: dict = {"UnprocessedItems": unprocessed}
     # each write billed as its PutItem or DeleteItem
     capacity = ctx.ledger.consumed(body.get("ReturnConsumedCapacity"))
     if capacity is not None:

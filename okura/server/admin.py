@@ -10,6 +10,8 @@ Documented in docs/admin.md.
 - POST /okura/reset: drop every table and backup (core/reset.py); {"dropped": tables}
 - POST /okura/seed {description}: create tables and items (server/seeding.py)
 
+- GET, POST {rule} or [rules], DELETE /okura/faults: injected faults (core/faults.py)
+
 With --auth enforce every admin request is signed (SigV4, service dynamodb) with one of
 the auth config's admin_access_key_ids, else 403.
 """
@@ -21,6 +23,7 @@ from typing import TYPE_CHECKING
 import orjson
 
 from okura.access.guard import RAW
+from okura.core.faults import FaultError
 from okura.core.reset import drop_everything
 from okura.server import seeding
 
@@ -97,4 +100,24 @@ async def _seed(app: App, method: bytes, body: bytes) -> tuple[int, bytes]:
         return _error(400, str(error))
 
 
-_TEST_DATA = {b"/okura/reset": _reset, b"/okura/seed": _seed}
+async def _faults(app: App, method: bytes, body: bytes) -> tuple[int, bytes]:
+    """Injected faults (core/faults.py): GET lists the rules, POST adds one or a list,
+    DELETE clears them all."""
+    faults = app.db.faults
+    if method == b"POST":
+        specs = _json(body)
+        if specs is NOT_JSON:
+            return NOT_JSON
+        try:
+            added = faults.add(specs)
+        except FaultError as error:
+            return _error(400, str(error))
+        return 200, orjson.dumps({"rules": [rule.describe() for rule in added]})
+    if method == b"DELETE":
+        return 200, orjson.dumps({"cleared": faults.clear()})
+    if method != b"GET":
+        return _error(405, "use GET, POST or DELETE")
+    return 200, orjson.dumps({"rules": faults.describe()})
+
+
+_TEST_DATA = {b"/okura/reset": _reset, b"/okura/seed": _seed, b"/okura/faults": _faults}

@@ -13,10 +13,11 @@ from urllib.parse import urlsplit, urlunsplit
 import orjson
 
 from okura import errors
-from okura.config import Settings
+from okura.config import Settings, StartupError
 from okura.core.catalog import CatalogChanged
 from okura.core.clock import Clock
 from okura.core.database import Database
+from okura.core.faults import FaultError
 from okura.core.history import keep as keep_histories
 from okura.core.transfer.objects import store_for
 from okura.core.ttl.sweeper import Sweeper
@@ -47,6 +48,8 @@ class App:
         self.guard: Guard | None = None
         self.routes = ROUTES
         self.triggers = Triggers(db, settings)  # stream triggers (docs/triggers.md)
+        # The injected faults' rules (core/faults.py): empty, the one test a request pays
+        self.fault_rules = db.faults.rules
 
     async def dispatch(self, request: Request, raw: bytes) -> tuple[int, bytes]:
         """Run one DynamoDB request; every failure becomes DynamoDB's error reply. Its
@@ -75,6 +78,8 @@ class App:
                 raise errors.serialization() from None
             if type(body) is not dict:
                 raise mismatch(body, None)
+            if self.fault_rules:
+                await self.db.faults.before(request, body)
             try:
                 result = await handler(request, body)
             except CatalogChanged as changed:
@@ -158,6 +163,11 @@ async def serve(settings: Settings, ready: Callable[[int], None] | None = None,
                   store_for(settings.s3_dir or os.path.join(settings.data_dir, "s3"),
                             settings.s3_endpoint),
                   settings.import_error_dir or os.path.join(settings.data_dir, "import-errors"))
+    try:  # okura.toml's [[faults]] (docs/admin.md)
+        db.faults.add(settings.faults)
+    except FaultError as error:
+        claimed.release()
+        raise StartupError(f"okura.toml: faults: {error}") from None
     await claimed.open(db, storage_of(settings))
     if db.engine.shared:
         await db.clock.share(db.engine)

@@ -25,6 +25,7 @@ from okura import errors
 from okura.core.capacity import Ledger
 from okura.core.context import Context
 from okura.core.database import Database
+from okura.core.faults import DropConnection
 from okura.server import admin, lambda_api, prometheus
 from okura.server.codings import (  # decode_body: app.py takes it from here
     COMPRESS_OVER, MAX_BODY, accepted, compress, decode_body)
@@ -34,7 +35,8 @@ log = logging.getLogger("okura.server")
 _REQUEST_ID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 _STATUS = {200: b"200 OK", 202: b"202 Accepted", 400: b"400 Bad Request", 403: b"403 Forbidden",
            404: b"404 Not Found", 405: b"405 Method Not Allowed", 409: b"409 Conflict",
-           413: b"413 Request Entity Too Large", 500: b"500 Internal Server Error"}
+           413: b"413 Request Entity Too Large", 500: b"500 Internal Server Error",
+           503: b"503 Service Unavailable"}
 _JSON = b"application/x-amz-json-1.0"
 _KEEP, _CLOSE = b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n"
 _CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
@@ -274,7 +276,12 @@ class HttpProtocol(asyncio.Protocol):
 
     def _finished(self, request, task, keep_alive):
         self.busy = False
-        self._reply(request, task.result(), keep_alive)
+        try:
+            result = task.result()
+        except DropConnection:  # an injected fault: the connection ends, no reply
+            self._emit(lambda closing, error: b"", False)
+            return
+        self._reply(request, result, keep_alive)
         self._start_queued()
 
     def _other_method(self, method: bytes, path: bytes, headers: dict, keep_alive: bool) -> None:

@@ -59,6 +59,7 @@ async def page(db: Database) -> bytes:
             functions[metric, (("function_name", name), ("region", region))] = stat
     return "".join((*_render(series), *_render(functions, "AWS/Lambda"),
                     *_denials(db.metrics.access_denials),
+                    *_injected(db.metrics.injected_faults),
                     *_jobs(await jobs.pending(db)))).encode()
 
 
@@ -76,12 +77,20 @@ def _jobs(pending: list[dict]) -> Iterator[str]:
 
 def _denials(counts: dict[tuple[str, str, str], int]) -> Iterator[str]:
     """okura's own counter of --auth warn's would-be denials (docs/access.md)."""
+    return _counter("okura_access_denials_total", ("action", "resource", "reason"), counts)
+
+
+def _injected(counts: dict[tuple[str, str, str], int]) -> Iterator[str]:
+    """okura's own counter of injected faults (docs/admin.md, "Fault injection")."""
+    return _counter("okura_injected_faults_total", ("operation", "table_name", "fault"), counts)
+
+
+def _counter(metric: str, names: tuple[str, ...], counts: dict[tuple, int]) -> Iterator[str]:
     if counts:
-        yield "# TYPE okura_access_denials_total counter\n"
-    for (action, resource, reason), count in sorted(counts.items()):
-        labels = ",".join(f'{name}="{_escape(value)}"' for name, value in (
-            ("action", action), ("resource", resource), ("reason", reason)))
-        yield f"okura_access_denials_total{{{labels}}} {count}\n"
+        yield f"# TYPE {metric} counter\n"
+    for values, count in sorted(counts.items()):
+        labels = ",".join(f'{name}="{_escape(value)}"' for name, value in zip(names, values))
+        yield f"{metric}{{{labels}}} {count}\n"
 
 
 def _labels(table: Table, **dimensions: str) -> tuple[tuple[str, str], ...]:
