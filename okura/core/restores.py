@@ -42,6 +42,7 @@ async def start(db: Database, table: Table, source: dict) -> str:
         backup = await backups.find(db, table.region, source["Backup"])
         if backup is not None:
             await backup.update(db, Restoring=[*backup.doc["Restoring"], job_id])
+            state["Total"] = backup.doc["ItemCount"]
     return await jobs.submit(db, "restore", state, job_id)
 
 
@@ -77,6 +78,7 @@ async def _target(db: Database, state: dict) -> Table | None:
 async def _step(db: Database, state: dict) -> dict | None:
     table = await _target(db, state)
     if table is None:
+        _written.pop(state["Job"], None)
         return None  # the target is gone
     source = state["Source"]
     backup = None
