@@ -216,3 +216,14 @@ def error_of(excinfo) -> tuple[str, str]:
     """(code, message) of a botocore ClientError."""
     error = excinfo.value.response["Error"]
     return error["Code"], error["Message"]
+
+
+def pytest_terminal_summary(terminalreporter):
+    """`-q` hides skips: say when the PostgreSQL cases were skipped for want of a server
+    (README.md, Tests, says what they need)."""
+    skipped = [report for report in terminalreporter.stats.get("skipped", [])
+               if "no PostgreSQL server" in str(report.longrepr)]
+    if skipped:
+        terminalreporter.write_line(
+            f"{len(skipped)} PostgreSQL tests skipped: no PostgreSQL server on "
+            f"{POSTGRES_HOST} (README.md, Tests)", yellow=True)

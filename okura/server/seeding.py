@@ -18,8 +18,6 @@ import json
 from decimal import Decimal
 from typing import Any
 
-from boto3.dynamodb.types import TypeSerializer
-
 from okura import errors
 from okura.config import StartupError
 from okura.core.context import Context
@@ -27,7 +25,6 @@ from okura.core.database import Database
 from okura.operations import create_table, put_item
 
 DEFAULT_REGION = "us-east-1"
-_serialize = TypeSerializer().serialize
 
 
 class SeedError(ValueError):
@@ -46,11 +43,15 @@ def _typed(value: Any) -> Any:
 
 
 def _item(plain: Any, table: str) -> dict:
+    # here, not at the top: boto3 takes ~0.3 s to import, and only seeds need it
+    from boto3.dynamodb.types import TypeSerializer
+
     if not isinstance(plain, dict):
         raise SeedError(f"table {table}: each item must be a map of attribute names to "
                         f"values, not {plain!r}")
+    serialize = TypeSerializer().serialize
     try:
-        return {name: _serialize(_typed(value)) for name, value in plain.items()}
+        return {name: serialize(_typed(value)) for name, value in plain.items()}
     except TypeError as error:
         raise SeedError(f"table {table}: {error}") from None
 
