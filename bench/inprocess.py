@@ -156,7 +156,13 @@ async def run(args) -> None:
     data = tempfile.mkdtemp(prefix="okura-inprocess-")
     settings = Settings(data_dir=data, memory=args.memory, auth=args.auth,
                         auth_config=str(Path(data) / "auth.json"))
-    Path(settings.auth_config).write_bytes(orjson.dumps({"users": [_USER]}))
+    user = _USER
+    if args.conditional:  # LeadingKeys on every item request: no decision is remembered
+        policy = orjson.loads(orjson.dumps(_POLICY))
+        policy["Statement"][0]["Condition"] = {"ForAllValues:StringLike": {
+            "dynamodb:LeadingKeys": ["${aws:PrincipalTag/keys}"]}}
+        user = dict(_USER, policies=[policy], tags={"keys": "*"})
+    Path(settings.auth_config).write_bytes(orjson.dumps({"users": [user]}))
     db = Database(make_engine(settings), settings.account_id, 0, Clock(0))
     await db.open()
     try:
@@ -212,6 +218,8 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=40)
     parser.add_argument("--auth", choices=["off", "warn", "enforce"], default="off",
                         help="verify signatures and a three-statement policy")
+    parser.add_argument("--conditional", action="store_true",
+                        help="--auth's policy with a LeadingKeys condition")
     parser.add_argument("--signed", type=int, default=0,
                         help="build (and sign) at least this many requests")
     uvloop.run(run(parser.parse_args()))

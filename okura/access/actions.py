@@ -27,16 +27,17 @@ async def _item(d: Demands, body: dict, action: str, key_member: str) -> None:
     arn, table = named
     key = body.get(key_member)
     facts = given(body, *_SINGLE)
-    _with(facts, "leadingkeys", leading_keys(table, [key]))
-    if action == "PutItem":
-        names = attribute_names(key)
-    elif action == "UpdateItem":
-        names = attribute_names(key, updated(body))
-    elif action == "GetItem":
-        names = attribute_names(key, projected(body))
-    else:
-        names = attribute_names(key)
-    _with(facts, "attributes", names)
+    wants = d.wants(table)  # (the hot requests compute only the keys policies read)
+    if "dynamodb:leadingkeys" in wants:
+        _with(facts, "leadingkeys", leading_keys(table, [key]))
+    if "dynamodb:attributes" in wants:
+        if action == "UpdateItem":
+            names = attribute_names(key, updated(body))
+        elif action == "GetItem":
+            names = attribute_names(key, projected(body))
+        else:
+            names = attribute_names(key)
+        _with(facts, "attributes", names)
     d.add(action, arn, facts, table)
 
 

@@ -53,32 +53,45 @@ class Facts:
         return found
 
 
+@lru_cache(maxsize=4096)
+def template(text: str) -> tuple:
+    """A policy string split once into literal text and variables: (literal, key, default),
+    key None after the last variable; a special variable (${*}) is literal text."""
+    parts: list[tuple[str, str | None, str | None]] = []
+    position = 0
+    for match in _VARIABLE.finditer(text):
+        inner, default = match.group(1), None
+        literal = text[position:match.start()]
+        position = match.end()
+        if inner in _SPECIAL:
+            parts.append((literal + _SPECIAL[inner], None, None))
+            continue
+        with_default = _DEFAULT.fullmatch(inner)
+        if with_default is not None:
+            inner, default = with_default.groups()
+        parts.append((literal, inner.strip().lower(), default))
+    parts.append((text[position:], None, None))
+    return tuple(parts)
+
+
 def substitute(text: str, facts: Facts) -> str | None:
     """A policy string with its ${...} variables replaced; None when one has no value
     and no default (the element then matches nothing)."""
     if "${" not in text:
         return text
-    missing = False
-
-    def value(match: re.Match) -> str:
-        nonlocal missing
-        inner = match.group(1)
-        if inner in _SPECIAL:
-            return _SPECIAL[inner]
-        default = None
-        with_default = _DEFAULT.fullmatch(inner)
-        if with_default is not None:
-            inner, default = with_default.groups()
-        found = facts.get(inner.strip().lower())
+    pieces = []
+    for literal, key, default in template(text):
+        pieces.append(literal)
+        if key is None:
+            continue
+        found = facts.get(key)
         if found and len(found) == 1:
-            return found[0]
-        if default is not None:
-            return default
-        missing = True
-        return ""
-
-    result = _VARIABLE.sub(value, text)
-    return None if missing else result
+            pieces.append(found[0])
+        elif default is not None:
+            pieces.append(default)
+        else:
+            return None
+    return "".join(pieces)
 
 
 def _number(text: str) -> float | None:

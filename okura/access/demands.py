@@ -12,11 +12,11 @@ check: the operation refuses that request with DynamoDB's error before it touche
 anything."""
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, Container, NamedTuple
 
 from okura import expressions, partiql
 from okura.core import resolve
-from okura.core.catalog import Table
+from okura.core.catalog import POLICIES, Table
 from okura.core.context import Context
 from okura.core.streams.state import parse_arn
 from okura.errors import DynamoError
@@ -41,6 +41,14 @@ def _text(value: Any) -> str | None:
     return None
 
 
+class _Every:
+    def __contains__(self, key: object) -> bool:
+        return True
+
+
+_EVERY_KEY = _Every()
+
+
 class Demands:
     """Builds the demands of one request."""
 
@@ -63,6 +71,14 @@ class Demands:
         arn = table.arn if table is not None else \
             f"arn:aws:dynamodb:{self.ctx.region}:{self.ctx.account}:table/{name}"
         return arn, table
+
+    def wants(self, table: Table | None) -> Container[str]:
+        """The condition keys a check on the table needs: those the caller's policies read,
+        or every key if the table has a resource policy."""
+        if table is not None and POLICIES in table.doc:
+            return _EVERY_KEY
+        identity = self.ctx.identity
+        return _EVERY_KEY if identity is None else identity.keys
 
     def add(self, action: str, resource: str, facts: dict[str, Values],
             table: Table | None = None) -> None:

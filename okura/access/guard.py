@@ -163,12 +163,23 @@ class Guard:
         name, index = body.get("TableName"), body.get("IndexName")
         if table is None or type(name) is not str or table.name != name or \
                 (index is not None and type(index) is not str) or table.doc.get(POLICIES) or \
-                identity.account != self.db.account or \
-                not unconditional(identity.statements, demand.action, demand.resource):
+                identity.account != self.db.account or not self._unconditional(identity, demand):
             return
         if len(identity.granted) > 4096:
             identity.granted.clear()
         identity.granted[(ctx.operation, ctx.region, name, index)] = table
+
+    @staticmethod
+    def _unconditional(identity: Identity, demand: Demand) -> bool:
+        """policies.unconditional, remembered per caller (its policies never change)."""
+        key = (demand.action, demand.resource)
+        known = identity.unconditional.get(key)
+        if known is None:
+            if len(identity.unconditional) > 4096:
+                identity.unconditional.clear()
+            known = identity.unconditional[key] = unconditional(
+                identity.statements, demand.action, demand.resource)
+        return known
 
     def decide(self, identity: Identity, demand: Demand, facts: Facts) -> str | None:
         """None if allowed, else why not, in AWS's words."""

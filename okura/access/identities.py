@@ -13,7 +13,7 @@ from datetime import datetime
 import orjson
 
 from okura.access.conditions import PolicyError, Values
-from okura.access.policies import Policy, Statement
+from okura.access.policies import Policy, Statement, keys_of
 
 
 class ConfigError(ValueError):
@@ -37,6 +37,13 @@ class Identity:
     # (operation, region, table name, index name) -> the table, for requests found allowed
     # whatever their details (Guard.granted)
     granted: dict[tuple, Any] = field(default_factory=dict)
+    # (action, resource) -> whether its statements allow it whatever the request's details
+    unconditional: dict[tuple[str, str], bool] = field(default_factory=dict)
+    # the condition keys its statements read: what a request's facts need to hold
+    keys: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        self.keys = keys_of(self.statements)
 
 
 def _unique_id(prefix: str, name: str) -> str:

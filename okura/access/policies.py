@@ -12,7 +12,8 @@ from typing import Callable, NamedTuple
 
 import orjson
 
-from okura.access.conditions import Condition, Facts, PolicyError, conditions_of, substitute
+from okura.access.conditions import (Condition, Facts, PolicyError, conditions_of, substitute,
+                                     template)
 from okura.access.patterns import action_glob, arn_matcher
 
 
@@ -56,7 +57,7 @@ class Principals:
 
 class Statement:
     __slots__ = ("allow", "actions", "not_actions", "resources", "not_resources", "principals",
-                 "not_principals", "conditions", "_acts")
+                 "not_principals", "conditions", "_acts", "variable", "_covers")
 
     def __init__(self, doc: object, resource_policy: bool) -> None:
         if not isinstance(doc, dict):
@@ -88,6 +89,10 @@ class Statement:
             raise PolicyError("an identity-based policy names no Principal")
         self.conditions: list[Condition] = conditions_of(doc.get("Condition"))
         self._acts: dict[str, bool] = {}  # action -> whether Action/NotAction covers it
+        listed = self.resources if self.resources is not None else self.not_resources
+        assert listed is not None
+        self.variable = any("${" in pattern for pattern in listed)  # a resource varies
+        self._covers: dict[str, bool] = {}  # resource -> covers() (without variables)
 
     def acts_on(self, action: str) -> bool:
         known = self._acts.get(action)
@@ -103,6 +108,9 @@ class Statement:
         return known
 
     def covers(self, resource: str, facts: Facts) -> bool:
+        known = self._covers.get(resource)
+        if known is not None:
+            return known
         listed = self.resources if self.resources is not None else self.not_resources
         assert listed is not None
         hit = False
@@ -115,7 +123,12 @@ class Statement:
             if arn_matcher(pattern)(resource):
                 hit = True
                 break
-        return hit if self.resources is not None else not hit
+        covered = hit if self.resources is not None else not hit
+        if not self.variable:  # the same answer for every request: kept (bounded)
+            if len(self._covers) > 1024:
+                self._covers.clear()
+            self._covers[resource] = covered
+        return covered
 
     def holds(self, facts: Facts) -> bool:
         for condition in self.conditions:
@@ -152,6 +165,20 @@ class Verdict(NamedTuple):
 NOTHING = Verdict(False, False, False)
 
 
+def keys_of(statements: list[Statement]) -> frozenset[str]:
+    """The condition keys the statements read, in conditions and in variables."""
+    keys = set()
+    for statement in statements:
+        texts = list(statement.resources or statement.not_resources or ())
+        for condition in statement.conditions:
+            keys.add(condition.key)
+            texts += condition.values
+        for text in texts:
+            if "${" in text:
+                keys.update(key for _literal, key, _default in template(text) if key)
+    return frozenset(keys)
+
+
 def unconditional(statements: list[Statement], action: str, resource: str) -> bool:
     """Whether the statements allow the action on the resource whatever the request's
     details: an Allow without conditions or variables covers it, and no Deny could."""
@@ -159,9 +186,7 @@ def unconditional(statements: list[Statement], action: str, resource: str) -> bo
     for statement in statements:
         if not statement.acts_on(action):
             continue
-        listed = statement.resources if statement.resources is not None else statement.not_resources
-        assert listed is not None
-        if any("${" in pattern for pattern in listed):
+        if statement.variable:
             if not statement.allow:
                 return False
             continue
