@@ -216,13 +216,16 @@ class Guard:
         log.warning("auth warn: would deny %s on %s: %s: %s", action, resource, reason, message)
 
     def admin_refusal(self, exchange: Exchange, body: bytes) -> str | None:
-        """Why an admin request is refused (enforce: an admin key's signature is needed)."""
-        if not self.enforcing:
-            return None
+        """Why an admin request is refused: an admin key's signature is needed (warn: the
+        refusal is counted, as action okura:admin on the path, and the request goes on)."""
         try:
             identity, _region = self.verified(exchange, body)
+            refusal = None if identity.admin else \
+                f"{identity.arn} is not an admin (admin_access_key_ids)"
         except errors.DynamoError as error:
-            return f"{error.name}: {error.message}"
-        if not identity.admin:
-            return f"{identity.arn} is not an admin (admin_access_key_ids)"
+            refusal = f"{error.name}: {error.message}"
+        if refusal is None or self.enforcing:
+            return refusal
+        path = exchange[1].partition(b"?")[0].decode("latin-1")
+        self.refused("okura:admin", path, "AccessDeniedException", refusal)
         return None

@@ -295,6 +295,10 @@ def test_warn_lets_everything_through_and_counts(tmp_path_factory):
         alice.put_item(TableName="tenants", Item={"pk": {"S": "t1"}})  # allowed
         client(server, "AKIAALICE", "wrong").list_tables()  # would be refused
         connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+        connection.request("GET", "/okura/clock")  # unsigned: would be refused
+        assert connection.getresponse().status == 200
+        connection.close()
+        connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
         connection.request("GET", "/metrics")
         page = connection.getresponse().read().decode()
         connection.close()
@@ -302,6 +306,8 @@ def test_warn_lets_everything_through_and_counts(tmp_path_factory):
                 + _arn("tenants") + '",reason="AccessDeniedException"} 1') in page
         assert ('okura_access_denials_total{action="dynamodb:ListTables",resource="*",'
                 'reason="InvalidSignatureException"} 1') in page
+        assert ('okura_access_denials_total{action="okura:admin",resource="/okura/clock",'
+                'reason="AccessDeniedException"} 1') in page
         assert "would deny dynamodb:PutItem" in server.log_text()
     finally:
         server.stop()
