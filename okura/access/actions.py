@@ -241,6 +241,8 @@ _BUILDERS: dict[str, Builder] = {
     "DeleteTable": _on_table("DeleteTable"),
     "UpdateTimeToLive": _on_table("UpdateTimeToLive"),
     "DescribeTimeToLive": _on_table("DescribeTimeToLive"),
+    "UpdateContributorInsights": _on_table("UpdateContributorInsights"),
+    "DescribeContributorInsights": _on_table("DescribeContributorInsights"),
     "UpdateContinuousBackups": _on_table("UpdateContinuousBackups"),
     "DescribeContinuousBackups": _on_table("DescribeContinuousBackups"),
     "ExportTableToPointInTime": _on_arn("ExportTableToPointInTime", "TableArn"),

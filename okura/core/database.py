@@ -1,10 +1,11 @@
 """The Database: what the operations reach core through (by the request context)."""
 from __future__ import annotations
 
-from okura.core.catalog import Catalog
+from okura.core.catalog import Catalog, Table
 from okura.core.clock import Clock
 from okura.core.faults import Faults
 from okura.core.index_jobs import IndexJobs
+from okura.core.insights import Insights
 from okura.core.jobs import Runner
 from okura.core.metrics import Metrics
 from okura.core.transfer import exporter, importer  # noqa: F401 (their job kinds)
@@ -26,11 +27,18 @@ class Database:
         self.catalog = Catalog(engine, self.clock, account)
         self.index_jobs = IndexJobs(self)
         self.jobs = Runner(self)  # background jobs (core/jobs.py): the server runs it
-        self.catalog.changed = self.index_jobs.notice
+        self.catalog.changed = self._changed
         engine.watch_catalog(self.catalog.invalidate)
         # S3 exports and imports: where the objects are, where bad import lines are logged
         self.transfers = Transfers(s3 or LocalStore("s3"), import_errors)
         self.faults = Faults(self.clock, self.metrics)  # injected faults (docs/admin.md)
+        self.insights = Insights()  # Contributor Insights' counts (core/insights.py)
+
+    def _changed(self, table: Table) -> None:
+        """A table document was loaded or saved: its background work may be due, and its
+        Contributor Insights watched or not."""
+        self.index_jobs.notice(table)
+        self.insights.notice(table)
 
     def status_until(self, now: float) -> float:
         """When a status change made at `now` ends. With no delay it has already ended,

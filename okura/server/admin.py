@@ -11,6 +11,8 @@ Documented in docs/admin.md.
 - POST /okura/seed {description}: create tables and items (server/seeding.py)
 
 - GET, POST {rule} or [rules], DELETE /okura/faults: injected faults (core/faults.py)
+- GET /okura/contributor-insights/<table>[?region=R]: a table's most accessed and
+  throttled keys (core/insights.py)
 
 With --auth enforce every admin request is signed (SigV4, service dynamodb) with one of
 the auth config's admin_access_key_ids, else 403.
@@ -18,6 +20,7 @@ the auth config's admin_access_key_ids, else 403.
 from __future__ import annotations
 
 import math
+from urllib.parse import parse_qs, unquote
 from typing import TYPE_CHECKING
 
 import orjson
@@ -32,6 +35,7 @@ if TYPE_CHECKING:
     from okura.server.app import App
 
 PREFIX = b"/okura/"
+INSIGHTS = b"/okura/contributor-insights/"
 
 
 def _error(status: int, message: str) -> tuple[int, bytes]:
@@ -63,6 +67,8 @@ async def handle(app: App, method: bytes, path: bytes, body: bytes,
     route = path.split(b"?", 1)[0]
     if route in _TEST_DATA:
         return await _TEST_DATA[route](app, method, body)
+    if route.startswith(INSIGHTS):
+        return await _insights(app, method, path)
     if route != b"/okura/clock":
         return _error(404, "no such admin endpoint")
     clock = app.db.clock
@@ -118,6 +124,19 @@ async def _faults(app: App, method: bytes, body: bytes) -> tuple[int, bytes]:
     if method != b"GET":
         return _error(405, "use GET, POST or DELETE")
     return 200, orjson.dumps({"rules": faults.describe()})
+
+
+async def _insights(app: App, method: bytes, path: bytes) -> tuple[int, bytes]:
+    if method != b"GET":
+        return _error(405, "use GET")
+    route, _, query = path.partition(b"?")
+    name = unquote(route[len(INSIGHTS):].decode("latin-1"))
+    region = parse_qs(query.decode("latin-1")).get("region", ["us-east-1"])[0]
+    table = await app.db.catalog.get(region, name)
+    if table is None:
+        return _error(404, f"no table {name!r} in {region}")
+    return 200, orjson.dumps({"TableName": table.name, "Resources": app.db.insights.report(
+        table, app.db.clock.now())})
 
 
 _TEST_DATA = {b"/okura/reset": _reset, b"/okura/seed": _seed, b"/okura/faults": _faults}

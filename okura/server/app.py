@@ -50,6 +50,8 @@ class App:
         self.triggers = Triggers(db, settings)  # stream triggers (docs/triggers.md)
         # The injected faults' rules (core/faults.py): empty, the one test a request pays
         self.fault_rules = db.faults.rules
+        # Tables with Contributor Insights on (core/insights.py): empty, one test more
+        self.insight_tables = db.insights.watched
 
     async def dispatch(self, request: Request, raw: bytes) -> tuple[int, bytes]:
         """Run one DynamoDB request; every failure becomes DynamoDB's error reply. Its
@@ -58,6 +60,7 @@ class App:
         headers = request.headers
         target: str = headers.get("x-amz-target", "")
         error: errors.DynamoError | None = None
+        body = None
         try:
             route = self.routes.get(target)
             if route is None:
@@ -95,6 +98,8 @@ class App:
             return error.status, error.body()
         finally:
             self.metrics.request(request, perf_counter() - started, error)
+            if self.insight_tables:
+                self.db.insights.observe(request, body)
 
     @staticmethod
     def _note_region(request: Request) -> None:

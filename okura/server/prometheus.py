@@ -14,6 +14,8 @@ import math
 import re
 from typing import Iterator
 
+import orjson
+
 from okura.core import jobs, metrics
 from okura.core.catalog import Table
 from okura.core.database import Database
@@ -60,6 +62,7 @@ async def page(db: Database) -> bytes:
     return "".join((*_render(series), *_render(functions, "AWS/Lambda"),
                     *_denials(db.metrics.access_denials),
                     *_injected(db.metrics.injected_faults),
+                    *_insights(db),
                     *_jobs(await jobs.pending(db)))).encode()
 
 
@@ -83,6 +86,25 @@ def _denials(counts: dict[tuple[str, str, str], int]) -> Iterator[str]:
 def _injected(counts: dict[tuple[str, str, str], int]) -> Iterator[str]:
     """okura's own counter of injected faults (docs/admin.md, "Fault injection")."""
     return _counter("okura_injected_faults_total", ("operation", "table_name", "fault"), counts)
+
+
+def _insights(db: Database) -> Iterator[str]:
+    """Contributor Insights' most accessed and throttled keys of the tables this node
+    watches, as gauges of their counts (docs/contributor-insights.md)."""
+    now = db.clock.now()
+    lines = []
+    for table in list(db.insights.watched.values()):
+        for resource in db.insights.report(table, now):
+            for rule, top in resource.get("Rules", {}).items():
+                for entry in top:
+                    labels = ",".join(f'{name}="{_escape(value)}"' for name, value in (
+                        ("table_name", table.name), ("index", resource.get("IndexName", "")),
+                        ("rule", rule), ("key", orjson.dumps(entry["Key"]).decode()),
+                        ("region", table.region)))
+                    lines.append(f"okura_contributor_insights_count{{{labels}}} {entry['Count']}\n")
+    if lines:
+        yield "# TYPE okura_contributor_insights_count gauge\n"
+    yield from lines
 
 
 def _counter(metric: str, names: tuple[str, ...], counts: dict[tuple, int]) -> Iterator[str]:

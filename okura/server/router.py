@@ -19,6 +19,8 @@ from okura.operations import (create_backup, delete_backup, describe_backup,
                               describe_continuous_backups, list_backups,
                               restore_table_from_backup, restore_table_to_point_in_time,
                               update_continuous_backups)
+from okura.operations import (describe_contributor_insights, list_contributor_insights,
+                              update_contributor_insights)
 from okura.operations.streams import (describe_stream, get_records, get_shard_iterator,
                                       list_streams)
 
@@ -71,6 +73,9 @@ _DYNAMODB_OPERATIONS: dict[str, Handler] = {
     "PutResourcePolicy": put_resource_policy.handle,
     "GetResourcePolicy": get_resource_policy.handle,
     "DeleteResourcePolicy": delete_resource_policy.handle,
+    "UpdateContributorInsights": update_contributor_insights.handle,
+    "DescribeContributorInsights": describe_contributor_insights.handle,
+    "ListContributorInsights": list_contributor_insights.handle,
 }
 # DynamoDB Streams, on the same endpoint
 _STREAMS_OPERATIONS: dict[str, Handler] = {

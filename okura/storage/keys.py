@@ -28,6 +28,7 @@ from __future__ import annotations
 import base64
 import binascii
 from functools import partial
+from decimal import Decimal
 from hashlib import blake2b
 
 from okura.values import numbers
@@ -36,6 +37,8 @@ _NEGATIVE, _ZERO, _POSITIVE = b"\x01", b"\x02", b"\x03"
 _EXPONENT_BIAS = 130  # numbers.check keeps adjusted exponents within [-130, 125]
 _POSITIVE_NIBBLES = str.maketrans("0123456789", "123456789a")
 _NEGATIVE_NIBBLES = str.maketrans("0123456789", "a987654321")
+_POSITIVE_DIGITS = str.maketrans("123456789a", "0123456789")
+_NEGATIVE_DIGITS = str.maketrans("a987654321", "0123456789")
 HASH_BYTES = 8
 _HASH_SPACE = 1 << (8 * HASH_BYTES)
 
@@ -66,6 +69,29 @@ def _encode_number(text: str) -> bytes:
         return _NEGATIVE + bytes((255 - adjusted,)) + bytes.fromhex(nibbles)
     nibbles = text.translate(_POSITIVE_NIBBLES) + ("0" if len(text) % 2 else "")
     return _POSITIVE + bytes((adjusted,)) + bytes.fromhex(nibbles)
+
+
+def decode(type_: str, encoded: bytes) -> str:
+    """The wire value of key bytes `encode` made (for display: Contributor Insights)."""
+    if type_ == "S":
+        return encoded.decode()
+    if type_ == "B":
+        return base64.b64encode(encoded).decode()
+    return _decode_number(encoded)
+
+
+def _decode_number(encoded: bytes) -> str:
+    if encoded[:1] == _ZERO:
+        return "0"
+    negative = encoded[:1] == _NEGATIVE
+    adjusted = (255 - encoded[1] if negative else encoded[1]) - _EXPONENT_BIAS
+    nibbles = encoded[2:].hex()
+    if negative:
+        digits = nibbles.rstrip("f").translate(_NEGATIVE_DIGITS)
+    else:
+        digits = nibbles.rstrip("0").translate(_POSITIVE_DIGITS)
+    value = Decimal((int(negative), tuple(map(int, digits)), adjusted - len(digits) + 1))
+    return numbers.to_text(value)
 
 
 def terminated(encoded: bytes) -> bytes:

@@ -1,0 +1,34 @@
+"""ListContributorInsights: the Contributor Insights status of every table of the
+region (or of one table) and of their global secondary indexes, a page at a time."""
+from __future__ import annotations
+
+from okura import errors, shapes
+from okura.core import resolve
+from okura.core.context import Context
+from okura.operations.shared.contributor_insights import summary
+
+DEFAULT_PAGE = 100  # MaxResults' ceiling (the model); the default is not documented
+
+
+async def handle(ctx: Context, body: dict) -> dict:
+    shapes.check("ListContributorInsights", body)
+    name = body.get("TableName")
+    if name is not None:
+        tables = [await resolve.existing(ctx, name)]
+    else:
+        tables = sorted((table for table in await ctx.db.catalog.every()
+                         if table.region == ctx.region), key=lambda table: table.name)
+    now = ctx.clock.now()
+    summaries = [summary(table, index, now) for table in tables
+                 for index in (None, *(i.name for i in table.indexes if i.is_global))]
+    token = body.get("NextToken")
+    start = 0
+    if token is not None:
+        if not token.isdigit() or int(token) > len(summaries):
+            raise errors.validation("Invalid NextToken")  # unverified
+        start = int(token)
+    size = body.get("MaxResults") or DEFAULT_PAGE
+    out: dict = {"ContributorInsightsSummaries": summaries[start:start + size]}
+    if start + size < len(summaries):
+        out["NextToken"] = str(start + size)
+    return out
