@@ -99,7 +99,8 @@ def _number(spec: dict, name: str, low: float, high: float = math.inf,
 class Rule:
     """One rule and what it has done so far."""
 
-    def __init__(self, rule_id: int, spec: object, now: float) -> None:
+    def __init__(self, rule_id: int, spec: object, now: float,
+                 operations: frozenset[str] = frozenset()) -> None:
         if type(spec) is not dict:
             raise FaultError("a rule must be a JSON object")
         unknown = sorted(set(spec) - _FIELDS)
@@ -108,6 +109,8 @@ class Rule:
         self.id = rule_id
         self.spec = spec
         self.operation = _text(spec, "operation")
+        if operations and self.operation is not None and self.operation not in operations:
+            raise FaultError(f"no operation {self.operation!r}")
         self.table = _text(spec, "table")
         self.index = _text(spec, "index")
         self.key_prefix = _text(spec, "key_prefix")
@@ -228,6 +231,8 @@ class Faults:
         # Changed in place only: the server holds this very list for its one test.
         self.rules: list[Rule] = []
         self.last_id = 0
+        # The operations a rule may name (the server's routes; empty: any name)
+        self.operations: frozenset[str] = frozenset()
 
     def add(self, specs: object) -> list[Rule]:
         """Add one rule (a JSON object) or several (a list); FaultError names the first
@@ -237,7 +242,7 @@ class Faults:
         made = []
         for offset, spec in enumerate(listed):
             try:
-                made.append(Rule(self.last_id + offset + 1, spec, now))
+                made.append(Rule(self.last_id + offset + 1, spec, now, self.operations))
             except FaultError as error:
                 raise FaultError(f"rule {offset + 1}: {error}" if len(listed) > 1
                                  else str(error)) from None

@@ -168,6 +168,7 @@ async def serve(settings: Settings, ready: Callable[[int], None] | None = None,
                   store_for(settings.s3_dir or os.path.join(settings.data_dir, "s3"),
                             settings.s3_endpoint),
                   settings.import_error_dir or os.path.join(settings.data_dir, "import-errors"))
+    db.faults.operations = frozenset(name for name, _ in ROUTES.values())
     try:  # okura.toml's [[faults]] (docs/admin.md)
         db.faults.add(settings.faults)
     except FaultError as error:
