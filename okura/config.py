@@ -50,6 +50,9 @@ class Settings:
         return dataclasses.replace(self, **given)
 
 
+DEFAULT_FILE = "okura.toml"
+
+
 class StartupError(Exception):
     """A mistake that stops okura from starting: its one-line explanation."""
 
@@ -85,7 +88,9 @@ def _from_file(config_file: str, types: dict[str, type]) -> dict:
     try:
         with open(config_file, "rb") as handle:
             table = tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError) as error:
+    except OSError as error:
+        raise StartupError(f"{config_file}: {error.strerror}") from None
+    except tomllib.TOMLDecodeError as error:
         raise StartupError(f"{config_file}: {error}") from None
     given = {}
     for key, value in table.items():
@@ -98,12 +103,12 @@ def _from_file(config_file: str, types: dict[str, type]) -> dict:
     return given
 
 
-def load(config_file: str = "okura.toml", environ=os.environ, **flags) -> Settings:
+def load(config_file: str = DEFAULT_FILE, environ=os.environ, **flags) -> Settings:
     """The settings; StartupError (one line) for an unreadable file, an unknown key or a
     value of the wrong kind."""
     settings = Settings()
     types = {f.name: type(getattr(settings, f.name)) for f in fields(settings)}
-    if os.path.exists(config_file):
+    if os.path.exists(config_file) or config_file != DEFAULT_FILE:  # one named must exist
         settings = settings.merged(**_from_file(config_file, types))
     from_env = {}
     for name, kind in types.items():

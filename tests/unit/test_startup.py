@@ -60,12 +60,21 @@ def test_okura_toml_values_are_checked(tmp_path, text, message):
     assert str(caught.value) == message.replace("okura.toml", str(path))
 
 
-def test_environment_values_are_checked():
+def test_a_named_settings_file_must_exist(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert config.load().port == 8000  # okura.toml itself may be absent
     with pytest.raises(StartupError) as caught:
-        config.load("absent.toml", environ={"OKURA_PORT": "x"})
+        config.load("other.toml")
+    assert str(caught.value) == "other.toml: No such file or directory"
+
+
+def test_environment_values_are_checked(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(StartupError) as caught:
+        config.load(environ={"OKURA_PORT": "x"})
     assert str(caught.value) == "OKURA_PORT: must be a whole number, not 'x'"
     with pytest.raises(StartupError) as caught:
-        config.load("absent.toml", environ={"OKURA_LOG_LEVEL": "loud"})
+        config.load(environ={"OKURA_LOG_LEVEL": "loud"})
     assert str(caught.value) == ("OKURA_LOG_LEVEL: log_level must be one of debug, info, "
                                  "warning, error, not 'loud'")
 
