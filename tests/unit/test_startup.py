@@ -118,3 +118,9 @@ def test_an_unusable_data_directory_is_one_line(tmp_path):
     (tmp_path / "bad" / "okura.sqlite3").write_text("not a database, not at all" * 10)
     line = refused(okura("serve", "--data-dir", str(tmp_path / "bad"), "--port", "0"))
     assert line.startswith(f"okura: cannot open the storage ({tmp_path / 'bad'}): "), line
+
+
+def test_a_seed_file_okura_cannot_read_is_one_line(tmp_path):
+    missing = tmp_path / "seed.yaml"
+    assert refused(okura("serve", "--memory", "--port", "0", "--seed", str(missing))) == (
+        f"okura: seed file {missing}: No such file or directory")
