@@ -39,15 +39,21 @@ def _fails(record: dict) -> bool:
 
 
 def collect(event, context):
-    print(f"collect got {len(event['Records'])} records")  # the function's own output
+    print(f"collect got {len(event['Records'])} records of {_table(event)}")  # its output
     _record(event)
     return {"ok": context.aws_request_id}
 
 
-def slow(event, context):
+def gated(event, context):
+    """Records the event, then holds the call until $OUT/open exists (30 s at most): a
+    test kills the server while a batch is surely in flight."""
     import time
-    time.sleep(0.02)
     _record(event)
+    deadline = time.monotonic() + 30
+    while not os.path.exists(os.path.join(os.environ["OUT"], "open")):
+        if time.monotonic() > deadline:
+            raise TimeoutError("the gate was never opened")
+        time.sleep(0.01)
 
 
 def fail_on_bad(event, context):

@@ -8,7 +8,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-HANDLERS = ("collect", "slow", "fail_on_bad", "partial", "windowed", "sleepy", "big")
+HANDLERS = ("collect", "gated", "fail_on_bad", "partial", "windowed", "sleepy", "big")
 
 
 def config(tmp_path, out: str, extra: str = "") -> str:
