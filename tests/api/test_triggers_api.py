@@ -9,7 +9,6 @@ import json
 import pytest
 from botocore.exceptions import ClientError
 from conftest import Server, error_of
-from test_clock import clocked  # noqa: F401 - a fixture
 from test_streams import stream_table
 from triggers_common import config, keys_delivered, put_many, wait_for
 
@@ -18,17 +17,22 @@ FUNCTION_ARN = f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:collect"
 
 
 @pytest.fixture(scope="module")
-def out(clocked, tmp_path_factory):  # noqa: F811 - one directory per backend
+def out(tmp_path_factory):
     return str(tmp_path_factory.mktemp("trigger-out"))
 
 
 @pytest.fixture(scope="module")
-def node(clocked, tmp_path_factory, out):  # noqa: F811
+def node(tmp_path_factory, out):
+    """One server, in memory: the API keeps mappings as documents in storage, which
+    the delivery tests (test_triggers_delivery.py) create, update, list and delete on
+    every backend."""
     extra = ('\n[[event_source_mappings]]\nfunction = "collect"\ntable = "configured-orders"\n'
              'starting_position = "TRIM_HORIZON"\nbatch_size = 7\n'
              'filters = [\'{"dynamodb": {"Keys": {"pk": {"S": [{"prefix": "k"}]}}}}\']\n')
     path = config(tmp_path_factory.mktemp("trigger-config"), out, extra)
-    return clocked("--config", path, "--trigger-interval", "0.05")
+    server = Server("--config", path, "--trigger-interval", "0.05")
+    yield server
+    server.stop()
 
 
 @pytest.fixture(scope="module")
