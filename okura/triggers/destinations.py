@@ -87,9 +87,14 @@ async def send(db: Database, destination: str, record: dict, event: dict) -> Non
 
 def _to_directory(directory: str, record: dict, event: dict) -> None:
     os.makedirs(directory, exist_ok=True)
-    name = f"{record['timestamp']}-{record['requestContext']['requestId']}.json"
-    with open(os.path.join(directory, name.replace(":", "-")), "wb") as handle:
+    name = f"{record['timestamp']}-{record['requestContext']['requestId']}.json".replace(
+        ":", "-")
+    # written under a dot-name and renamed: whoever watches the directory for *.json
+    # files reads whole records only, as an S3 object appears whole
+    partial = os.path.join(directory, f".{name}.partial")
+    with open(partial, "wb") as handle:
         handle.write(orjson.dumps({**record, "payload": event}, option=orjson.OPT_INDENT_2))
+    os.replace(partial, os.path.join(directory, name))
 
 
 async def _to_table(db: Database, arn: str, record: dict) -> None:

@@ -14,7 +14,8 @@ import pytest
 from test_clock import admin, advance, clocked  # noqa: F401 - a fixture
 from test_metrics import completed, fresh_period
 from test_streams import stream_table
-from triggers_common import config, events, keys_delivered, put_many, wait_for
+from triggers_common import (config, events, failure_files, keys_delivered, put_many,
+                             wait_for)
 
 
 class InvokeApi(BaseHTTPRequestHandler):
@@ -124,8 +125,8 @@ def test_failing_record_is_bisected_retried_and_sent_to_the_destination(
     items[6]["fail"] = {"S": "always"}
     put_many(ddb, table, items)
     advance(node, 301)  # the batching window gathered all ten into one batch
-    files = wait_for(lambda: os.path.exists(failures) and os.listdir(failures),
-                     what="the failure record")
+    files = wait_for(lambda: failure_files(failures), what="the failure record")
+    assert os.listdir(failures) == files  # nothing left half-written
     with open(os.path.join(failures, files[0])) as handle:
         record = json.load(handle)
     sizes = [len(event["Records"]) for event in events(out, table)]
@@ -248,7 +249,7 @@ def test_records_past_their_age_are_not_delivered(node, ddb, lam, out, tmp_path)
     lam.update_event_source_mapping(UUID=mapping_uuid, Enabled=True)
     wait_for(lambda: keys_delivered(out, table))
     assert keys_delivered(out, table) == ["new"]
-    files = wait_for(lambda: os.listdir(failures))
+    files = wait_for(lambda: failure_files(failures), what="the failure record")
     with open(os.path.join(failures, files[0])) as handle:
         record = json.load(handle)
     assert record["requestContext"]["condition"] == "RecordAgeExceeded"
@@ -264,17 +265,26 @@ def test_http_and_command_functions_get_the_same_events(node, ddb, lam, out, inv
                                         StartingPosition="TRIM_HORIZON")
     fresh_period(node)  # the throttle counts in a period of this test's own
     put_many(ddb, table, [{"pk": {"S": f"k{i}"}} for i in range(5)])
-    remote = wait_for(lambda: [body for path, body in InvokeApi.received
-                               if path == "/2015-03-31/functions/remote/invocations"
-                               and body["Records"][0]["eventSourceARN"] == arn])
     wait_for(lambda: len(keys_delivered(out, table)) == 5)
     by_command = [r for e in events(out, table) for r in e["Records"]]
-    assert [r for e in remote for r in e["Records"]] == by_command
+
+    def calls(function: str) -> list[list[dict]]:
+        """The records of each call the Invoke API server got for this stream."""
+        return [body["Records"] for path, body in list(InvokeApi.received)
+                if path == f"/2015-03-31/functions/{function}/invocations"
+                and body["Records"][0]["eventSourceARN"] == arn]
+
+    def records(made: list[list[dict]]) -> list[dict]:
+        return [record for call in made for record in call]
+
+    # (the five records may come in more than one call: wait for every one)
+    remote = wait_for(lambda: len(records(calls("remote"))) >= 5 and calls("remote"))
+    assert records(remote) == by_command
     # a throttled call is made again, and is no attempt: the records still arrive
-    throttled = wait_for(lambda: [body for path, body in InvokeApi.received
-                                  if "/throttled/" in path
-                                  and body["Records"][0]["eventSourceARN"] == arn][1:])
-    assert [r for e in throttled for r in e["Records"]] == by_command
+    throttled = wait_for(lambda: len(records(calls("throttled")[1:])) >= 5
+                         and calls("throttled"))
+    assert throttled[1] == throttled[0]  # the refused batch, made again
+    assert records(throttled[1:]) == by_command
     assert 'aws_lambda_throttles_sum{job="aws_lambda",instance="",function_name="throttled",' \
            'region="us-east-1"} 1.0' in completed(node).text
 
@@ -304,7 +314,7 @@ def test_timeouts_logs_and_metrics(node, ddb, lam, tmp_path):
                                     StartingPosition="TRIM_HORIZON")
     fresh_period(node)  # the invocations count in a period of this test's own
     put_many(ddb, table, [{"pk": {"S": "slow"}}])
-    wait_for(lambda: os.path.exists(failures) and os.listdir(failures))
+    wait_for(lambda: failure_files(failures), what="the failure record")
     # the invocation's line is logged before the failure is sent
     assert [line.split(", ")[-1] for line in node.log_text().splitlines()
             if f"sleepy (mapping {sleepy['UUID']}): 1 records" in line] == [

@@ -39,6 +39,13 @@ def keys_delivered(out: str, table: str) -> list[str]:
     return [r["dynamodb"]["Keys"]["pk"]["S"] for e in events(out, table) for r in e["Records"]]
 
 
+def failure_files(directory: str) -> list[str]:
+    """The failure records an on-failure destination directory holds (whole ones only)."""
+    if not os.path.isdir(directory):
+        return []
+    return sorted(name for name in os.listdir(directory) if name.endswith(".json"))
+
+
 def wait_for(condition, timeout: float = 15.0, what: str = "delivery"):
     deadline = time.monotonic() + timeout
     while True:
