@@ -314,12 +314,30 @@ async def table_deleted(db: Database, table: Table, now: float) -> None:
 
 
 async def drop(db: Database, history: History) -> None:
-    """Drop a history: its log, its base and its directory row."""
+    """Drop a history: its directory row now (it is no longer found), its log and base
+    by a job, once no restore reads them."""
     async with db.engine.transaction() as unit:
-        await unit.drop_rows(history.log)
-        await unit.drop_rows(history.base)
         await unit.delete(HISTORIES, _hk(history.region, history.doc["TableName"]),
                           _rk(history.doc["TableId"]))
+    await jobs.submit(db, "history-drop", {"Log": history.log, "Base": history.base})
+
+
+def reading(history: History) -> dict:
+    """What a reader that must outlive the directory row keeps of a history (a restore
+    job's state): `History(region, reading(h))` reads the same rows; `drop` leaves them
+    until no job holds it."""
+    return {"Log": history.log, "Base": history.base, "Schema": history.doc["Schema"]}
+
+
+@jobs.kind("history-drop")
+async def _drop_step(db: Database, state: dict) -> dict | None:
+    for job in await jobs.pending(db):
+        if job["State"].get("Reading", {}).get("Log") == state["Log"]:
+            return state  # a restore still reads it: wait
+    async with db.engine.transaction() as unit:
+        await unit.drop_rows(state["Log"])
+        await unit.drop_rows(state["Base"])
+    return None
 
 
 @jobs.kind("history-base")

@@ -11,7 +11,10 @@ it stopped after a restart or on another node. Every node runs a `Runner`; the n
 holding the lease "job/<id>" runs that job's steps (renewed with each step), the
 others leave it alone until the lease runs out (its holder died; moving the clock
 forward also ends it). A step must tolerate being run again from the state saved
-before it (its holder may have died after doing the work, before saving).
+before it (its holder may have died after doing the work, before saving). A step that
+waits for something else (another job, a snapshot) returns the very state object it
+was given: nothing is saved, and the runner looks again at its next poll instead of
+spinning.
 
 Progress: a state may hold "Done" and "Total" (units of the kind's choosing); the
 runner logs them every LOG_EVERY seconds while a job runs.
@@ -107,29 +110,32 @@ class Runner:
             if job["Kind"] not in KINDS or not await leases.acquire(
                     self.db, f"job/{job['Id']}", leases.NODE, now, now + LEASE_TIME):
                 continue
-            ran = True
-            await self._step(job)
+            ran = await self._step(job) or ran
         return ran
 
-    async def _step(self, job: dict) -> None:
+    async def _step(self, job: dict) -> bool:
+        """Run one step of the job; whether it did some work."""
         job_id = job["Id"]
+        given = job["State"]
         try:
-            state = await KINDS[job["Kind"]](self.db, job["State"])
+            state = await KINDS[job["Kind"]](self.db, given)
         except Conflict:
-            return  # lost a race with a request: the same step runs again
+            return True  # lost a race with a request: the same step runs again
         except Exception:
             log.exception("job %s (%s) failed a step; it runs again", job_id, job["Kind"])
-            await asyncio.sleep(POLL)
-            return
+            return False
+        if state is given:
+            return False  # waiting: it looks again at the next poll
         async with self.db.engine.transaction() as unit:
             key = job_id.encode()
             if doc_of(await unit.get(JOBS, _HK, key, lock=True)) is None:
-                return  # cancelled meanwhile
+                return True  # cancelled meanwhile
             if state is None:
                 await unit.delete(JOBS, _HK, key)
             else:
                 await unit.put(JOBS, _HK, key, 0, orjson.dumps(dict(job, State=state)))
         self._progress(job, state)
+        return True
 
     def _progress(self, job: dict, state: dict | None) -> None:
         job_id = job["Id"]

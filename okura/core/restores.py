@@ -11,7 +11,6 @@ table becomes ACTIVE, its global indexes too, and RestoreInProgress false.
 """
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING
 
 import orjson
@@ -96,11 +95,14 @@ async def _step(db: Database, state: dict) -> dict | None:
             return dict(state, After=[rows[-1][0].hex(), rows[-1][1].hex()],
                         Done=state["Done"] + len(rows))
     elif "History" in source:
-        found = await history.load(db, *source["History"])
-        if found is not None:  # else dropped meanwhile: nothing left to restore
-            if not found.ready:
-                await asyncio.sleep(jobs.POLL)  # its base snapshot is still being taken
-                return state
+        if "Reading" not in state:  # the first page: the history must be complete
+            found = await history.load(db, *source["History"])
+            if found is not None and not found.ready:
+                return state  # wait: its base snapshot is still being taken
+            if found is not None:  # kept in the state, its rows outlive a disable
+                state = dict(state, Reading=history.reading(found))
+        if "Reading" in state:  # else dropped before it could be read: nothing to restore
+            found = history.History(state["Region"], state["Reading"])
             written = _written.get(state["Job"])
             if written is None:  # read once per job and node, kept between its steps
                 written = _written[state["Job"]] = await found.written_until(db, source["At"])

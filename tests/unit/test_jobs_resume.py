@@ -15,7 +15,7 @@ from conftest import _create_database, _drop_database
 
 from in_process import app_on, memory_app
 from okura.config import Settings
-from okura.core import jobs, restores, snapshots
+from okura.core import history, jobs, restores, snapshots
 from okura.server import prometheus
 from okura.server.http import Request
 from test_index_jobs import SIGNED, call
@@ -159,5 +159,34 @@ def test_a_point_in_time_restore_resumes_after_a_restart(settings):
             assert table["TableStatus"] == "ACTIVE" and table["ItemCount"] == COUNT - 1
             item = await call(app, "GetItem", {"TableName": "back", "Key": {"pk": {"S": last}}})
             assert item["Item"]["v"] == {"N": "1"}
+
+    asyncio.run(scenario())
+
+
+def test_disabling_recovery_does_not_cut_a_restore_short():
+    async def scenario():
+        async with memory_app() as app:
+            db = app.db
+            await filled_table(app)
+            await call(app, "UpdateContinuousBackups", {
+                "TableName": TABLE,
+                "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True}})
+            while await db.jobs.round():
+                pass
+            table = await db.catalog.get("us-east-1", TABLE)
+            found = await history.of_table(db, table)
+            await call(app, "RestoreTableToPointInTime", {
+                "SourceTableName": TABLE, "TargetTableName": "back",
+                "UseLatestRestorableTime": True})
+            assert await db.jobs.round()  # the restore's first page
+            await call(app, "UpdateContinuousBackups", {
+                "TableName": TABLE,
+                "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": False}})
+            while await db.jobs.round():
+                pass
+            back = (await call(app, "DescribeTable", {"TableName": "back"}))["Table"]
+            assert back["TableStatus"] == "ACTIVE" and back["ItemCount"] == COUNT
+            async with db.engine.reader() as unit:  # then the history went
+                assert await unit.table_stats(found.base) == (0, 0)
 
     asyncio.run(scenario())
