@@ -14,7 +14,9 @@ changed is copied as it is: the space ends up holding exactly the table as of
 concurrently (PostgreSQL), a write commits its change and its preserved item
 together, so the copy either reads the item as it was and finds nothing preserved, or
 finds it preserved; a copy racing the first write since `start` puts the same old
-item the write preserves (the key's uniqueness orders the two puts). `finish` takes the space off the table and drops
+item the write preserves (the key's uniqueness orders the two puts). There the copy
+puts each row in a transaction of its own, so it never holds one row while waiting
+for another, and cannot deadlock with a write. `finish` takes the space off the table and drops
 the tombstones. The cost to writes lasts only while a snapshot is being taken: they
 read the item they replace (Table.observes_old) and one row of each snapshot.
 """
@@ -66,11 +68,23 @@ async def copy(db: Database, table_id: int, space: int,
     """Copy the next chunk of the table's items after `after` (None: from the start)
     that the snapshot holds nothing for: (where the next chunk starts, None at the end;
     the rows read)."""
-    async with db.engine.transaction() as unit:
-        rows = await unit.scan(table_id, after, None, None, CHUNK)
+    engine = db.engine
+    if not engine.shared:
+        async with engine.transaction() as unit:
+            rows = await unit.scan(table_id, after, None, None, CHUNK)
+            for hk, rk, size, doc in rows:
+                if await unit.get(space, hk, rk) is None:
+                    await unit.put(space, hk, rk, size, doc)
+    else:
+        # Each row in a transaction of its own: the copy then never waits for a writer's
+        # preserved row while holding one of its own, so the two cannot deadlock (a
+        # chunk in one transaction did, failing transactions as conflicts).
+        async with engine.reader() as unit:
+            rows = await unit.scan(table_id, after, None, None, CHUNK)
         for hk, rk, size, doc in rows:
-            if await unit.get(space, hk, rk) is None:
-                await unit.put(space, hk, rk, size, doc)
+            async with engine.transaction() as unit:
+                if await unit.get(space, hk, rk) is None:
+                    await unit.put(space, hk, rk, size, doc)
     if len(rows) < CHUNK:
         return None, len(rows)
     return (rows[-1][0], rows[-1][1]), len(rows)
