@@ -35,6 +35,13 @@ DEV_POLICY = {"Version": "2012-10-17", "Statement": [
     {"Effect": "Allow", "Action": "dynamodb:ListTables", "Resource": "*"},
     {"Effect": "Deny", "Action": "dynamodb:DeleteTable", "Resource": "*"}]}
 EVERYTHING = {"Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}
+# Tables may be made only tagged env=dev (and no other tag), read only when so tagged.
+TAG_POLICY = {"Version": "2012-10-17", "Statement": [
+    {"Effect": "Allow", "Action": ["dynamodb:CreateTable", "dynamodb:DescribeTable"],
+     "Resource": "*", "Condition": {"StringEquals": {"aws:RequestTag/env": "dev"},
+                                    "ForAllValues:StringEquals": {"aws:TagKeys": ["env"]}}},
+    {"Effect": "Allow", "Action": "dynamodb:GetItem", "Resource": "*",
+     "Condition": {"StringEquals": {"aws:ResourceTag/env": "dev"}}}]}
 CONFIG = {
     "account_id": ACCOUNT,
     "users": [
@@ -47,6 +54,8 @@ CONFIG = {
         {"name": "root", "access_key_id": "AKIAADMIN", "secret_access_key": "admin-secret",
          "policies": [EVERYTHING]},
         {"name": "carol", "access_key_id": "AKIACAROL", "secret_access_key": "carol-secret"},
+        {"name": "tagger", "access_key_id": "AKIATAGGER", "secret_access_key": "tagger-secret",
+         "policies": [TAG_POLICY]},
         {"name": "mallory", "account_id": OTHER, "access_key_id": "AKIAMALLORY",
          "secret_access_key": "mallory-secret", "policies": [EVERYTHING]},
     ],
@@ -57,7 +66,8 @@ CONFIG = {
 }
 SECRETS = {"AKIAALICE": "alice-secret", "AKIABOB": "bob-secret", "AKIADEV": "dev-secret",
            "AKIAADMIN": "admin-secret", "ASIAREADER": "reader-secret",
-           "AKIACAROL": "carol-secret", "AKIAMALLORY": "mallory-secret"}
+           "AKIACAROL": "carol-secret", "AKIAMALLORY": "mallory-secret",
+           "AKIATAGGER": "tagger-secret"}
 
 
 def _denied(user: str, action: str, resource: str, reason: str | None = None) -> str:
@@ -519,3 +529,19 @@ def test_a_bad_auth_setting_stops_the_start(tmp_path):
         "okura: users[0]: policy 0: a statement needs exactly one of Action and NotAction")
     assert refused(okura("serve", "--memory", "--tls-cert", str(config))) == (
         "okura: --tls-cert and --tls-key go together")
+
+
+def test_request_and_resource_tags(enforced):
+    tagger = client(enforced, "AKIATAGGER")
+    schema = {"KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+              "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+              "BillingMode": "PAY_PER_REQUEST"}
+    name = f"tagged_{uuid.uuid4().hex[:6]}"
+    assert error_of(tagger.create_table, TableName=name, **schema)[0] == "AccessDeniedException"
+    assert error_of(tagger.create_table, TableName=name, **schema, Tags=[
+        {"Key": "env", "Value": "dev"}, {"Key": "team", "Value": "x"}])[0] == "AccessDeniedException"
+    tagger.create_table(TableName=name, **schema, Tags=[{"Key": "env", "Value": "dev"}])
+    assert "Item" not in tagger.get_item(TableName=name, Key={"pk": {"S": "a"}})
+    other = _new_table(enforced)  # untagged
+    assert error_of(tagger.get_item, TableName=other, Key={"pk": {"S": "a"}}) == (
+        "AccessDeniedException", _denied("tagger", "GetItem", _arn(other)))
