@@ -65,7 +65,6 @@ class Delivery:
         self.function = function
         self.interval = interval
         self.state: dict = {}  # the checkpoint row: Position, Windows, Result
-        self.gathering_since: float | None = None
 
     async def run(self) -> None:
         loaded = await mappings.checkpoint(self.db, self.doc["UUID"])
@@ -132,13 +131,12 @@ class Delivery:
         found, position = await self._read(stream, shard, want, horizon)
         if not found:
             return await self._close_windows(now, shard["Id"])
-        window = doc["MaximumBatchingWindowInSeconds"]
-        if window and len(found) < want:
-            if self.gathering_since is None:
-                self.gathering_since = now
-            if now - self.gathering_since < window:
-                return False
-        self.gathering_since = None
+        # a batch short of BatchSize waits out the window from its first record's creation,
+        # not from the poll that first saw it: moving the clock past the window releases
+        # it whenever the polls fall
+        if len(found) < want and now - _created(found[0]) < doc[
+                "MaximumBatchingWindowInSeconds"]:
+            return False
         patterns = filters.parse(doc["FilterCriteria"]) if doc.get("FilterCriteria") else []
         kept = [record for record in found if filters.passes(patterns, record)]
         lanes: list[list[dict]] = [[] for _ in range(factor)]

@@ -220,6 +220,12 @@ def test_batching_window_follows_the_clock(node, ddb, lam, out):
     advance(node, 301)
     wait_for(lambda: events(out, table))
     assert [len(e["Records"]) for e in events(out, table)] == [3]
+    # the window runs from the records' creation: moved past at once, before any poll
+    # may have seen them, it releases them all the same
+    put_many(ddb, table, [{"pk": {"S": f"k{i}"}} for i in range(3, 5)])
+    advance(node, 301)
+    wait_for(lambda: len(events(out, table)) == 2)
+    assert [len(e["Records"]) for e in events(out, table)] == [3, 2]
 
 
 @function_side
