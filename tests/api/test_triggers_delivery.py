@@ -59,7 +59,7 @@ def out(clocked, tmp_path_factory):  # noqa: F811 - one directory per backend
 @pytest.fixture(scope="module")
 def node(clocked, tmp_path_factory, out, invoke_api):  # noqa: F811
     extra = "".join(f'\n[functions.{name}]\nurl = "http://127.0.0.1:{invoke_api.server_port}"\n'
-                    for name in ("remote", "throttled"))
+                    "timeout = 10\n" for name in ("remote", "throttled"))
     path = config(tmp_path_factory.mktemp("trigger-config"), out, extra)
     return clocked("--config", path, "--trigger-interval", "0.05", "--log-level", "info",
                    "--ttl-interval", "0.05")

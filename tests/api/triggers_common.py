@@ -21,7 +21,7 @@ def config(tmp_path, out: str, extra: str = "") -> str:
                   ""]
     lines += ["[functions.command]",
               f'command = "{sys.executable} {os.path.join(HERE, "trigger_handlers.py")}"',
-              f'environment = {{OUT = "{out}"}}', ""]
+              f'environment = {{OUT = "{out}"}}', "timeout = 10", ""]
     path = tmp_path / "okura.toml"
     path.write_text("\n".join(lines) + extra)
     return str(path)
