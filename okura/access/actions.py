@@ -178,26 +178,6 @@ async def _stream_records(d: Demands, body: dict) -> None:
         await d.on_arn("GetRecords", decoded.arn)
 
 
-async def _import(d: Demands, body: dict) -> None:
-    """The table an import creates."""
-    creation = body.get("TableCreationParameters")
-    if type(creation) is dict:
-        await d.on_table("ImportTable", creation)
-
-
-async def _restore_from_backup(d: Demands, body: dict) -> None:
-    """The backup restored from, and the table restored to."""
-    await d.on_arn("RestoreTableFromBackup", body.get("BackupArn"))
-    await d.on_table("RestoreTableFromBackup", body, member="TargetTableName")
-
-
-async def _restore_to_point_in_time(d: Demands, body: dict) -> None:
-    """The table restored from (by name or ARN), and the table restored to."""
-    source = "SourceTableArn" if "SourceTableArn" in body else "SourceTableName"
-    await d.on_table("RestoreTableToPointInTime", body, member=source)
-    await d.on_table("RestoreTableToPointInTime", body, member="TargetTableName")
-
-
 Builder = Callable[[Demands, dict], Awaitable[None]]
 
 
@@ -245,15 +225,6 @@ _BUILDERS: dict[str, Builder] = {
     "DescribeContributorInsights": _on_table("DescribeContributorInsights"),
     "UpdateContinuousBackups": _on_table("UpdateContinuousBackups"),
     "DescribeContinuousBackups": _on_table("DescribeContinuousBackups"),
-    "ExportTableToPointInTime": _on_arn("ExportTableToPointInTime", "TableArn"),
-    "DescribeExport": _on_arn("DescribeExport", "ExportArn"),
-    "ImportTable": _import,
-    "DescribeImport": _on_arn("DescribeImport", "ImportArn"),
-    "CreateBackup": _on_table("CreateBackup"),
-    "DescribeBackup": _on_arn("DescribeBackup", "BackupArn"),
-    "DeleteBackup": _on_arn("DeleteBackup", "BackupArn"),
-    "RestoreTableFromBackup": _restore_from_backup,
-    "RestoreTableToPointInTime": _restore_to_point_in_time,
     "TagResource": _on_arn("TagResource", "ResourceArn", _tags),
     "UntagResource": _on_arn("UntagResource", "ResourceArn", _tags),
     "ListTagsOfResource": _on_arn("ListTagsOfResource", "ResourceArn"),
@@ -277,7 +248,6 @@ _BUILDERS: dict[str, Builder] = {
 }
 
 
-# ListBackups, ListExports and ListImports, like ListTables, act on "*" (the default).
 # Operations whose one demand is their action on the table TableName names (or its
 # index IndexName names): what Guard.granted may answer from its notes.
 ONE_TABLE = frozenset(("GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query", "Scan",
