@@ -32,6 +32,9 @@ def main(argv: list[str] | None = None) -> None:
     serve.add_argument("--clock-offset", type=float,
                        help="start the server's clock this many seconds ahead of real time "
                             "(move it later with POST /okura/clock, see docs/admin.md)")
+    serve.add_argument("--throttling", choices=["off", "shadow", "enforce"],
+                       help="capacity limits: off, shadow (default: count and log what would be "
+                            "throttled), enforce (docs/throttling.md)")
     serve.add_argument("--auth", choices=["off", "warn", "enforce"],
                        help="verify signatures and IAM policies: off (default), warn (log and "
                             "count would-be denials), enforce (docs/access.md)")

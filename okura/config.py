@@ -44,6 +44,7 @@ class Settings:
     access_log: str = ""              # a file of one JSON line per request (docs/admin.md)
     seed: str = ""                    # a JSON/YAML file of tables and items loaded at start
     faults: list = field(default_factory=list)  # [[faults]] rules injected from the start
+    throttling: str = "shadow"        # off | shadow | enforce: capacity limits (docs/throttling.md)
 
     def merged(self, **overrides) -> "Settings":
         given = {key: value for key, value in overrides.items() if value is not None}
@@ -59,7 +60,8 @@ class StartupError(Exception):
 
 # The settings whose values are one of a few words (the flags' choices).
 CHOICES = {"durability": ("process", "fsync"), "log_level": ("debug", "info", "warning", "error"),
-           "auth": ("off", "warn", "enforce")}
+           "auth": ("off", "warn", "enforce"),
+           "throttling": ("off", "shadow", "enforce")}
 _KINDS = {bool: "true or false", int: "a whole number", float: "a number", str: "a string",
           dict: "a table", list: "a list"}
 

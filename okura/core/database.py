@@ -8,6 +8,7 @@ from okura.core.index_jobs import IndexJobs
 from okura.core.insights import Insights
 from okura.core.jobs import Runner
 from okura.core.metrics import Metrics
+from okura.core.throughput import OFF, Throughput
 from okura.core.transfer import exporter, importer  # noqa: F401 (their job kinds)
 from okura.core.transfer.jobs import Transfers
 from okura.core.transfer.objects import LocalStore, ObjectStore
@@ -17,7 +18,8 @@ from okura.storage.engine import Engine
 class Database:
     def __init__(self, engine: Engine, account: str, status_delay: float = 0.0,
                  clock: Clock | None = None, stream_retention: float = 86400.0,
-                 s3: ObjectStore | None = None, import_errors: str = "import-errors"):
+                 s3: ObjectStore | None = None, import_errors: str = "import-errors",
+                 throttling: str = OFF):
         self.engine = engine
         self.account = account
         self.status_delay = status_delay
@@ -33,6 +35,25 @@ class Database:
         self.transfers = Transfers(s3 or LocalStore("s3"), import_errors)
         self.faults = Faults(self.clock, self.metrics)  # injected faults (docs/admin.md)
         self.insights = Insights()  # Contributor Insights' counts (core/insights.py)
+        # Capacity budgets (core/throughput.py); `gate` is them while any table may be
+        # throttled, None otherwise (the hot paths' one test)
+        self.throughput = Throughput(throttling)
+        self.gate: Throughput | None = None
+        self.throttle(throttling)
+
+    def throttle(self, mode: str | None, table: str | None = None) -> None:
+        """Set the throttling mode of every table, or of one table by name (`mode` None:
+        it follows every table's again)."""
+        throughput = self.throughput
+        if table is None:
+            assert mode is not None  # every table has a mode
+            throughput.mode = mode
+        elif mode is None:
+            throughput.overrides.pop(table, None)
+        else:
+            throughput.overrides[table] = mode
+        active = throughput.mode != OFF or any(m != OFF for m in throughput.overrides.values())
+        self.gate = throughput if active else None
 
     def _changed(self, table: Table) -> None:
         """A table document was loaded or saved: its background work may be due, and its

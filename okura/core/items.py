@@ -83,12 +83,16 @@ class Cancelled(Exception):
 async def fetch(ctx: Context, table: Table, key: dict, consistent: bool) -> bytes | None:
     """The stored wire JSON of an item, undecoded (GetItem, BatchGetItem, PartiQL)."""
     hk, rk = table.locate(key)
-    row = await ctx.db.engine.read_one(table.id, hk, rk)
-    if row is None:
-        ctx.ledger.read(table, hk, 0, consistent)
-        return None
-    ctx.ledger.read(table, hk, row[0], consistent)
-    return row[1]
+    db = ctx.db
+    gate = db.gate
+    if gate is not None:
+        gate.admit(ctx, table, hk, False)
+    row = await db.engine.read_one(table.id, hk, rk)
+    ledger = ctx.ledger
+    ledger.read(table, hk, 0 if row is None else row[0], consistent)
+    if gate is not None:
+        gate.spend(ctx, ledger, len(ledger) - 1)
+    return None if row is None else row[1]
 
 
 async def write(ctx: Context, change: Change) -> Written:
@@ -97,16 +101,16 @@ async def write(ctx: Context, change: Change) -> Written:
     return (await _retried(ctx, (change,)))[0]
 
 
-async def write_each(ctx: Context, changes: list[Change]) -> list[Written]:
+async def write_each(ctx: Context, changes: list[Change], admit: bool = True) -> list[Written]:
     """BatchWriteItem's checked puts and deletes of distinct items in one storage
     transaction: one commit, not one per item. Rows are locked in one global order, so
     two batches over the same items cannot deadlock; the results are in the order of
-    `changes`."""
+    `changes`. `admit` False: the throughput gate has admitted them already."""
     order = sorted(range(len(changes)), key=lambda i: (
         changes[i].table.id, *(changes[i].at or changes[i].table.locate(changes[i].key))))
     ledger = ctx.ledger
     spent = len(ledger)
-    written = await _retried(ctx, [changes[i] for i in order])
+    written = await _retried(ctx, [changes[i] for i in order], admit)
     out: list = [None] * len(changes)
     for position, i in enumerate(order):
         out[i] = written[position]
@@ -116,7 +120,7 @@ async def write_each(ctx: Context, changes: list[Change]) -> list[Written]:
     return out
 
 
-async def _retried(ctx: Context, changes) -> list[Written]:
+async def _retried(ctx: Context, changes, admit: bool = True) -> list[Written]:
     """write_all for writes outside transactions, raising the first refusal as it is
     (nothing was written). A failed condition still costs the current item's size in
     write units (developer guide, "Condition expressions"). A lost race the database
@@ -126,7 +130,7 @@ async def _retried(ctx: Context, changes) -> list[Written]:
     spent = len(ledger)
     for attempt in range(WRITE_ATTEMPTS):
         try:
-            return await write_all(ctx, changes)
+            return await write_all(ctx, changes, admit=admit)
         except Conflict:
             del ledger[spent:]  # the lost attempt wrote nothing: it costs nothing
             if attempt == WRITE_ATTEMPTS - 1:
@@ -136,6 +140,8 @@ async def _retried(ctx: Context, changes) -> list[Written]:
                                                 cancelled.reasons):
                 if reason is not None and reason.name == "ConditionalCheckFailedException":
                     ledger.write(change.table, change.table.locate(change.key)[0], old_size)
+            if ctx.db.gate is not None:
+                ctx.db.gate.spend(ctx, ledger, spent)
             raise next(reason for reason in cancelled.reasons if reason) from None
     raise AssertionError("unreachable: the last attempt returns or raises")
 
@@ -154,16 +160,26 @@ def _decide(change: Change, old: dict | None) -> tuple:
 
 async def write_all(ctx: Context, changes, wait: bool = True,
                     before_commit: Callable | None = None,
-                    transactional: bool = False) -> list[Written]:
+                    transactional: bool = False, admit: bool = True) -> list[Written]:
     """Apply every change or none: raises Cancelled if any decision refuses.
 
     With `wait` False (transactions: DynamoDB never queues one behind another), an
     item locked by another transaction in flight refuses its change with a
     TransactionConflict. `await before_commit(unit, written)` joins the same storage
     transaction once every decision stands (an idempotency token's outcome).
-    `transactional` writes cost double."""
+    `transactional` writes cost double. The throughput gate admits every change first
+    (throttling the whole write), unless the caller has (`admit` False: a batch leaves
+    what it throttles unprocessed)."""
     db = ctx.db
     engine = db.engine
+    gate = db.gate
+    ledger = ctx.ledger
+    spent = len(ledger)
+    if gate is not None and admit:
+        for change in changes:
+            if not change.by_service:  # TTL deletes are never throttled
+                gate.admit(ctx, change.table, (change.at or change.table.locate(change.key))[0],
+                           True)
     async with engine.transaction() as unit:
         if engine.shared:
             await _check_catalog(unit, changes)
@@ -199,7 +215,6 @@ async def write_all(ctx: Context, changes, wait: bool = True,
             steps.append((change, hk, rk, old, old_size, new, size, reason))
         if refused:
             raise Cancelled([step[7] for step in steps], [step[4] for step in steps])
-        ledger = ctx.ledger
         written: list[Written] = []
         rows: list[tuple[int, bytes, bytes, int, bytes]] = []
         # (ledger position, table, hk, size, its row) of writes charged their new size
@@ -237,6 +252,8 @@ async def write_all(ctx: Context, changes, wait: bool = True,
                     ledger[position] = ledger.pop()
         if before_commit is not None:
             await before_commit(unit, written)
+    if gate is not None:
+        gate.spend(ctx, ledger, spent)
     return written
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from okura.errors import DynamoError
+from okura.errors import THROTTLING_ERRORS, DynamoError
 
 if TYPE_CHECKING:
     from okura.core.catalog import Table
@@ -40,6 +40,7 @@ CONDITION_FAILED = "ConditionalCheckFailedRequests"
 TRANSACTION_CONFLICT = "TransactionConflict"
 SYSTEM_ERRORS = "SystemErrors"
 TTL_DELETED = "TimeToLiveDeletedItemCount"
+THROTTLED_REQUESTS = "ThrottledRequests"
 
 # A statistic set: [SampleCount, Sum, Minimum, Maximum]
 Stat = list
@@ -61,7 +62,7 @@ def _sample(stat: Stat, value: float) -> None:
 class Spent:
     """One table's samples in one period."""
 
-    __slots__ = ("read", "write", "indexes", "operations", "counts")
+    __slots__ = ("read", "write", "indexes", "operations", "counts", "throttles")
 
     def __init__(self) -> None:
         self.read = stat()  # ConsumedReadCapacityUnits of the table itself, per request
@@ -70,8 +71,10 @@ class Spent:
         self.indexes: dict[tuple[Index, bool], Stat] = {}
         # operation: [latency statistics in ms, ReturnedItemCount statistics]
         self.operations: dict[str, tuple[Stat, Stat]] = {}
-        # (metric, operation or ""): a count (errors, TTL deletions)
+        # (metric, operation or ""): a count (errors, TTL deletions, throttled requests)
         self.counts: dict[tuple[str, str], int] = {}
+        # (global secondary index or None, write): Read/WriteThrottleEvents
+        self.throttles: dict[tuple[Index | None, bool], int] = {}
 
 
 class Period:
@@ -193,6 +196,8 @@ class Metrics:
         if error.name == CONDITION_FAILED_ERROR and table is not None:
             self._count(period.spent(table), CONDITION_FAILED, "")  # not a UserError
             return
+        if error.name in THROTTLING_ERRORS:
+            return  # not a UserError: throttled() counted it
         errors = period.user_errors
         errors[ctx.region] = errors.get(ctx.region, 0) + 1
         if table is not None and (error.name == "TransactionConflictException" or (
@@ -224,6 +229,14 @@ class Metrics:
     def _count(spent: Spent, metric: str, operation: str) -> None:
         key = (metric, operation)
         spent.counts[key] = spent.counts.get(key, 0) + 1
+
+    def throttled(self, table: Table, index: Index | None, write: bool, operation: str) -> None:
+        """A request of `operation` was throttled (or would have been: shadow mode) by
+        the budget of `table` or of its global secondary index `index`."""
+        spent = self.current.spent(table)
+        self._count(spent, THROTTLED_REQUESTS, operation)
+        key = (index, write)
+        spent.throttles[key] = spent.throttles.get(key, 0) + 1
 
     def expired(self, table: Table) -> None:
         """TTL deleted one item of `table`."""

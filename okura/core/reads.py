@@ -138,6 +138,11 @@ async def read(ctx: Context, source: Source, walk: Walk, limit: int | None, cons
     size = 0
     last = position = None
     partitions = walk.partitions
+    hk = partitions[0] if partitions and len(partitions) == 1 else None
+    gate = ctx.db.gate
+    spent = len(ctx.ledger)
+    if gate is not None:
+        gate.admit(ctx, source.table, hk, False, source.index)
     async with ctx.db.engine.reader() as unit:
         if partitions is None:
             after = None if start is None else start[1:]
@@ -161,8 +166,9 @@ async def read(ctx: Context, source: Source, walk: Walk, limit: int | None, cons
         scanned = len(docs)
         if fetch:
             docs = await _fetch(ctx, unit, source.table, docs, consistent)
-    ctx.ledger.read(source.table, partitions[0] if partitions and len(partitions) == 1
-                    else None, size, consistent, source.index)
+    ctx.ledger.read(source.table, hk, size, consistent, source.index)
+    if gate is not None:
+        gate.spend(ctx, ctx.ledger, spent)
     return Page(docs, scanned, last, position)
 
 

@@ -73,6 +73,20 @@ def _conflicts(count: int) -> DynamoError:
     return errors.transaction_canceled([conflict] * count)
 
 
+def _admit_all(ctx: Context, located: list[tuple[Table, bytes]], write: bool) -> None:
+    """A transaction is throttled as a whole: TransactionCanceledException whose reasons
+    say ThrottlingError for each action the throughput gate refuses (API reference,
+    TransactWriteItems)."""
+    gate = ctx.db.gate
+    if gate is None:
+        return
+    refusals = [gate.refusal(ctx, table, hk, write) for table, hk in located]
+    if any(refusal is not None for refusal in refusals):
+        throttled = {"Code": "ThrottlingError", "Message": errors.throttling([]).message}
+        raise errors.transaction_canceled([reason(None) if refusal is None else throttled
+                                           for refusal in refusals])
+
+
 async def transact_write(ctx: Context, changes: list[items.Change], token: str | None = None,
                          outcome: Callable[[list[items.Written]], bytes] | None = None
                          ) -> list[items.Written]:
@@ -81,6 +95,8 @@ async def transact_write(ctx: Context, changes: list[items.Change], token: str |
     recorded in the same storage transaction; if the transaction fails, the claim is
     dropped so the token may be used again."""
     db = ctx.db
+    _admit_all(ctx, [(change.table, (change.at or change.table.locate(change.key))[0])
+                     for change in changes if not change.by_service], True)
 
     async def settle(unit: Transaction, written: list[items.Written]) -> None:
         # before_commit only with a token, and a claimed token comes with its outcome
@@ -89,7 +105,7 @@ async def transact_write(ctx: Context, changes: list[items.Change], token: str |
     try:
         return await items.write_all(ctx, changes, wait=False,
                                      before_commit=None if token is None else settle,
-                                     transactional=True)
+                                     transactional=True, admit=False)
     except BaseException as failure:
         if token is not None:
             async with db.engine.transaction() as unit:
@@ -111,6 +127,8 @@ async def transact_get(ctx: Context, targets: list[tuple[Table, dict]]) -> list[
     docs: list[bytes | None] = []
     conflicted = [False] * len(targets)
     sized = []
+    _admit_all(ctx, [(table, table.locate(key)[0]) for table, key in targets], False)
+    gate = ctx.db.gate
     try:
         async with ctx.db.engine.transaction() as unit:
             for i, (table, key) in enumerate(targets):
@@ -127,7 +145,10 @@ async def transact_get(ctx: Context, targets: list[tuple[Table, dict]]) -> list[
     if any(conflicted):
         conflict = reason(errors.transaction_conflict())
         raise errors.transaction_canceled([conflict if c else reason(None) for c in conflicted])
+    spent = len(ctx.ledger)
     for table, hk, size in sized:
         ctx.ledger.read(table, hk, size, True, transactional=True)
+    if gate is not None:
+        gate.spend(ctx, ctx.ledger, spent)
     return docs
 

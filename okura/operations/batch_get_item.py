@@ -8,6 +8,7 @@ import orjson
 from okura import errors, expressions, shapes
 from okura.core import items, resolve
 from okura.core.context import Context
+from okura.errors import THROTTLING_ERRORS, DynamoError
 from okura.expressions import legacy
 from okura.operations.shared.batch_keys import DistinctKeys
 from okura.operations.shared.single_item import placeholders
@@ -59,11 +60,22 @@ async def handle(ctx: Context, body: dict) -> dict:
     if ctx.db.faults.rules:  # injected faults (core/faults.py) may leave keys unread
         plans, unprocessed = ctx.db.faults.unprocessed_keys(ctx, plans)
     replied = 0
+    throttled: DynamoError | None = None  # the first key throttled, if any
+    read = 0
     for name, wanted, table, projection in plans:
         found = responses[name] = []
         consistent = bool(wanted.get("ConsistentRead"))
         for position, key in enumerate(wanted["Keys"]):
-            raw = None if replied > REPLY_BYTES else await items.fetch(ctx, table, key, consistent)
+            try:
+                raw = None if replied > REPLY_BYTES else await items.fetch(
+                    ctx, table, key, consistent)
+            except DynamoError as refusal:
+                if refusal.name not in THROTTLING_ERRORS:
+                    raise
+                throttled = throttled or refusal  # left unprocessed
+                unprocessed.setdefault(name, dict(wanted, Keys=[]))["Keys"].append(key)
+                continue
+            read += 1
             if raw is not None:
                 item = orjson.loads(raw)
                 replied += sizes.item_size(item)
@@ -73,6 +85,8 @@ async def handle(ctx: Context, body: dict) -> dict:
                 break
             if raw is not None:
                 found.append(item if projection is None else expressions.project(projection, item))
+    if throttled is not None and not read:
+        raise throttled  # every key throttled: the batch fails whole
     out: dict = {"Responses": responses, "UnprocessedKeys": unprocessed}
     capacity = ctx.ledger.consumed(body.get("ReturnConsumedCapacity"))
     if capacity is not None:

@@ -7,6 +7,7 @@ from okura import errors, shapes
 from okura.core import index_entries, items, resolve
 from okura.core.catalog import Table
 from okura.core.context import Context
+from okura.core.throughput import Throughput
 from okura.operations.shared import write_actions
 from okura.operations.shared.batch_keys import DistinctKeys
 from okura.operations.shared.single_item import item_collection_metrics
@@ -117,10 +118,14 @@ async def handle(ctx: Context, body: dict) -> dict:
     if ctx.db.faults.rules:  # injected faults (core/faults.py) may leave writes undone
         planned, unprocessed = ctx.db.faults.unprocessed_writes(ctx, body, planned)
     metrics: dict[str, list] = {}
+    gate = ctx.db.gate
+    if gate is not None:
+        planned = _admitted(ctx, gate, planned, unprocessed)
     changes = [write_actions.put_change(table, item, None, body, size, at) if item is not None
                else write_actions.delete_change(table, key, None, body)
                for table, key, item, size, at in planned]
-    for (table, key, *_), written in zip(planned, await items.write_each(ctx, changes)):
+    for (table, key, *_), written in zip(planned, await items.write_each(
+            ctx, changes, admit=False)):
         collection = item_collection_metrics(table, body, key, written.collection_size)
         if collection is not None:
             metrics.setdefault(table.name, []).append(collection)
@@ -132,3 +137,21 @@ async def handle(ctx: Context, body: dict) -> dict:
     if body.get("ReturnItemCollectionMetrics") == "SIZE":
         out["ItemCollectionMetrics"] = metrics
     return out
+
+
+def _admitted(ctx: Context, gate: Throughput, planned: list, unprocessed: dict) -> list:
+    """The planned writes the throughput gate lets through; the others go back in
+    UnprocessedItems as they were asked. Throttled whole only when every one is."""
+    admitted, first = [], None
+    for plan in planned:
+        table, key, item, _, at = plan
+        refusal = gate.refusal(ctx, table, (at or table.locate(key))[0], True)
+        if refusal is None:
+            admitted.append(plan)
+            continue
+        first = first or refusal
+        unprocessed.setdefault(table.name, []).append(
+            {"PutRequest": {"Item": item}} if item is not None else {"DeleteRequest": {"Key": key}})
+    if first is not None and not admitted:
+        raise first
+    return admitted

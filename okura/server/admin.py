@@ -7,6 +7,10 @@ Documented in docs/admin.md.
   reply as GET does. The clock never moves back. On a shared database the move
   is stored there, and every node follows it (core/clock.py).
 
+- GET  /okura/throttling: {"mode": every table's, "tables": {name: its own mode}}
+- POST /okura/throttling {"mode": "off"|"shadow"|"enforce", "table": name (optional)}: set
+  every table's mode, or one table's ("mode": null: it follows every table's again)
+
 - POST /okura/reset: drop every table and backup (core/reset.py); {"dropped": tables}
 - POST /okura/seed {description}: create tables and items (server/seeding.py)
 
@@ -28,6 +32,7 @@ import orjson
 from okura.access.guard import RAW
 from okura.core.faults import FaultError
 from okura.core.reset import drop_everything
+from okura.core.throughput import MODES
 from okura.server import seeding
 
 if TYPE_CHECKING:
@@ -69,6 +74,8 @@ async def handle(app: App, method: bytes, path: bytes, body: bytes,
         return await _TEST_DATA[route](app, method, body)
     if route.startswith(INSIGHTS):
         return await _insights(app, method, path)
+    if route == b"/okura/throttling":
+        return _throttling(app, method, body)
     if route != b"/okura/clock":
         return _error(404, "no such admin endpoint")
     clock = app.db.clock
@@ -140,3 +147,26 @@ async def _insights(app: App, method: bytes, path: bytes) -> tuple[int, bytes]:
 
 
 _TEST_DATA = {b"/okura/reset": _reset, b"/okura/seed": _seed, b"/okura/faults": _faults}
+
+
+def _throttling_state(app: App) -> tuple[int, bytes]:
+    throughput = app.db.throughput
+    return 200, orjson.dumps({"mode": throughput.mode, "tables": throughput.overrides})
+
+
+def _throttling(app: App, method: bytes, body: bytes) -> tuple[int, bytes]:
+    if method == b"GET":
+        return _throttling_state(app)
+    if method != b"POST":
+        return _error(405, "use GET or POST")
+    request = _json(body)
+    if request is NOT_JSON or not isinstance(request, dict):
+        return NOT_JSON
+    mode, table = request.get("mode"), request.get("table")
+    if table is not None and (type(table) is not str or not table):
+        return _error(400, '"table" must be a table name')
+    if mode not in MODES and not (mode is None and table is not None):
+        return _error(400, f'"mode" must be one of {", ".join(MODES)}'
+                      + (" or null" if table is not None else ""))
+    app.db.throttle(mode, table)
+    return _throttling_state(app)

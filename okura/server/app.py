@@ -167,7 +167,8 @@ async def serve(settings: Settings, ready: Callable[[int], None] | None = None,
                   Clock(settings.clock_offset), settings.stream_retention,
                   store_for(settings.s3_dir or os.path.join(settings.data_dir, "s3"),
                             settings.s3_endpoint),
-                  settings.import_error_dir or os.path.join(settings.data_dir, "import-errors"))
+                  settings.import_error_dir or os.path.join(settings.data_dir, "import-errors"),
+                  settings.throttling)
     db.faults.operations = frozenset(name for name, _ in ROUTES.values())
     try:  # okura.toml's [[faults]] (docs/admin.md)
         db.faults.add(settings.faults)

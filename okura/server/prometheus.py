@@ -146,19 +146,24 @@ def _spent(series: Series, table: Table, spent: metrics.Spent) -> None:
     for (index, write), stat in spent.indexes.items():
         _merge(series, "ConsumedWriteCapacityUnits" if write else "ConsumedReadCapacityUnits",
                _labels(table, global_secondary_index_name=index.name), stat)
+    for (metric, operation), count in spent.counts.items():
+        labels = _labels(table, operation=operation) if operation else table_only
+        _merge(series, metric, labels, [count, count, 1, 1])
+    for (gsi, write), count in spent.throttles.items():
+        labels = table_only if gsi is None else _labels(
+            table, global_secondary_index_name=gsi.name)
+        _merge(series, "WriteThrottleEvents" if write else "ReadThrottleEvents", labels,
+               [count, count, 1, 1])
     for operation, (latency, returned) in spent.operations.items():
         labels = _labels(table, operation=operation)
         _merge(series, "SuccessfulRequestLatency", labels, latency)
         _merge(series, "ReturnedItemCount", labels, returned)
-        if latency[0]:  # no throttling yet: requests are never refused for capacity
-            _gauge(series, "ThrottledRequests", labels, 0.0)
-    for (metric, operation), count in spent.counts.items():
-        labels = _labels(table, operation=operation) if operation else table_only
-        _merge(series, metric, labels, [count, count, 1, 1])
-    if spent.read[0] or spent.indexes:
-        _gauge(series, "ReadThrottleEvents", table_only, 0.0)
-    if spent.write[0] or spent.indexes:
-        _gauge(series, "WriteThrottleEvents", table_only, 0.0)
+        if latency[0] and ("ThrottledRequests", labels) not in series:
+            _gauge(series, "ThrottledRequests", labels, 0.0)  # served, none throttled
+    for metric, spent_any in (("ReadThrottleEvents", spent.read[0]),
+                              ("WriteThrottleEvents", spent.write[0])):
+        if (spent_any or spent.indexes) and (metric, table_only) not in series:
+            _gauge(series, metric, table_only, 0.0)
 
 
 def _settings(series: Series, table: Table) -> None:

@@ -1,0 +1,211 @@
+"""Throughput that bites (docs/throttling.md): provisioned capacity with its burst,
+partition limits, GSIs short of write capacity, batches and transactions, the modes and
+their admin endpoint, and the metrics; time moves with okura's clock."""
+from __future__ import annotations
+
+import json
+import time
+import urllib.request
+
+import boto3
+import pytest
+from botocore.config import Config
+from botocore.exceptions import ClientError
+from conftest import unique_name
+from test_clock import admin, advance, clocked  # noqa: F401 (clocked: a fixture)
+
+KB = "x" * 1000  # with its key, an item of a little under 1 KB: one write unit
+
+
+@pytest.fixture(scope="module")
+def enforcing(clocked):  # noqa: F811
+    return clocked("--throttling", "enforce")
+
+
+def _table(ddb, provisioned: tuple[int, int] | None = None, gsi: tuple[int, int] | None = None):
+    name = unique_name("thr")
+    extra: dict = {"BillingMode": "PAY_PER_REQUEST"}
+    if provisioned is not None:
+        extra = {"ProvisionedThroughput": {"ReadCapacityUnits": provisioned[0],
+                                           "WriteCapacityUnits": provisioned[1]}}
+    attributes = [{"AttributeName": "pk", "AttributeType": "S"}]
+    if gsi is not None:
+        attributes.append({"AttributeName": "g", "AttributeType": "S"})
+        extra["GlobalSecondaryIndexes"] = [{
+            "IndexName": "byg", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+            "Projection": {"ProjectionType": "ALL"},
+            "ProvisionedThroughput": {"ReadCapacityUnits": gsi[0], "WriteCapacityUnits": gsi[1]}}]
+    ddb.create_table(TableName=name, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                     AttributeDefinitions=attributes, **extra)
+    return name, ddb.describe_table(TableName=name)["Table"]["TableArn"]
+
+
+def _throttled(excinfo) -> tuple[str, list]:
+    response = excinfo.value.response
+    return response["Error"]["Code"], response.get("ThrottlingReasons") or response.get(
+        "throttlingReasons")
+
+
+def _put_until_throttled(ddb, table: str, limit: int, **item) -> tuple[int, pytest.ExceptionInfo]:
+    for n in range(limit):
+        try:
+            ddb.put_item(TableName=table, Item={"pk": {"S": f"k{n}"}, "v": {"S": KB},
+                                                **item})
+        except ClientError as error:
+            if error.response["Error"]["Code"] != "ProvisionedThroughputExceededException":
+                raise
+            with pytest.raises(ClientError) as excinfo:
+                raise error
+            return n, excinfo
+    raise AssertionError(f"no throttling after {limit} writes")
+
+
+def test_a_provisioned_table_spends_its_burst_then_about_a_unit_per_second(enforcing):
+    ddb = enforcing.client()
+    table, arn = _table(ddb, provisioned=(5, 1))
+    started = time.monotonic()
+    written, excinfo = _put_until_throttled(ddb, table, 400)
+    elapsed = time.monotonic() - started
+    # 300 seconds of 1 WCU kept as burst, and what real time refilled meanwhile
+    assert 300 <= written <= 300 + elapsed + 2
+    assert _throttled(excinfo) == ("ProvisionedThroughputExceededException", [
+        {"reason": "TableWriteProvisionedThroughputExceeded", "resource": arn}])
+    assert excinfo.value.response["Error"]["Message"] == (
+        "The level of configured provisioned throughput for the table was exceeded. Consider "
+        "increasing your provisioning level with the UpdateTable API.")
+    # the throttled write spent nothing and wrote nothing
+    assert "Item" not in ddb.get_item(TableName=table, Key={"pk": {"S": f"k{written}"}})
+    advance(enforcing, 1)  # one more second: one more unit
+    ddb.put_item(TableName=table, Item={"pk": {"S": "after"}, "v": {"S": KB}})
+    with pytest.raises(ClientError) as excinfo:
+        ddb.put_item(TableName=table, Item={"pk": {"S": "after2"}, "v": {"S": KB}})
+    assert _throttled(excinfo)[0] == "ProvisionedThroughputExceededException"
+    # UpdateTable applies at once
+    ddb.update_table(TableName=table, ProvisionedThroughput={"ReadCapacityUnits": 5,
+                                                             "WriteCapacityUnits": 1000})
+    advance(enforcing, 10)  # 10,000 units: more than this client can spend at once
+    for n in range(20):
+        ddb.put_item(TableName=table, Item={"pk": {"S": f"more{n}"}, "v": {"S": KB}})
+
+
+def test_an_on_demand_hot_key_is_throttled_while_other_keys_pass(enforcing):
+    ddb = enforcing.client()
+    table, arn = _table(ddb)
+    big = "y" * 399_000  # 390 write units a write: 1,000 a second on one partition key
+    with pytest.raises(ClientError) as excinfo:
+        for _ in range(50):
+            ddb.put_item(TableName=table, Item={"pk": {"S": "hot"}, "v": {"S": big}})
+    assert _throttled(excinfo) == ("ProvisionedThroughputExceededException", [
+        {"reason": "TableWriteKeyRangeThroughputExceeded", "resource": arn}])
+    ddb.put_item(TableName=table, Item={"pk": {"S": "cold"}, "v": {"S": big}})
+
+
+def _overdrawn(ddb) -> str:
+    """A provisioned table of 1 read and 1 write unit a second whose budgets are
+    overdrawn by about 90 units each: throttled for some 90 seconds of real time."""
+    table, _ = _table(ddb, provisioned=(1, 1))
+    big = {"pk": {"S": "big"}, "v": {"S": "w" * 399_000}}  # 390 write units, 98 read units
+    ddb.put_item(TableName=table, Item=big)  # 300 units of burst, less 390
+    with pytest.raises(ClientError):
+        for _ in range(5):  # 300 units of burst, 98 a read
+            ddb.get_item(TableName=table, Key={"pk": {"S": "big"}}, ConsistentRead=True)
+    return table
+
+
+def test_batches_leave_what_is_throttled_unprocessed_and_fail_whole_only_if_all_is(enforcing):
+    ddb = enforcing.client()
+    throttled, free = _overdrawn(ddb), _table(ddb)[0]
+    reply = ddb.batch_write_item(RequestItems={
+        throttled: [{"PutRequest": {"Item": {"pk": {"S": "a"}}}},
+                    {"DeleteRequest": {"Key": {"pk": {"S": "b"}}}}],
+        free: [{"PutRequest": {"Item": {"pk": {"S": "c"}}}}]})
+    assert reply["UnprocessedItems"] == {throttled: [
+        {"PutRequest": {"Item": {"pk": {"S": "a"}}}}, {"DeleteRequest": {"Key": {"pk": {"S": "b"}}}}]}
+    assert ddb.get_item(TableName=free, Key={"pk": {"S": "c"}})["Item"] == {"pk": {"S": "c"}}
+    with pytest.raises(ClientError) as excinfo:
+        ddb.batch_write_item(RequestItems={throttled: [
+            {"PutRequest": {"Item": {"pk": {"S": "a"}}}}]})
+    assert _throttled(excinfo)[0] == "ProvisionedThroughputExceededException"
+    reply = ddb.batch_get_item(RequestItems={throttled: {"Keys": [{"pk": {"S": "big"}}]},
+                                             free: {"Keys": [{"pk": {"S": "c"}}]}})
+    assert reply["Responses"] == {throttled: [], free: [{"pk": {"S": "c"}}]}
+    assert reply["UnprocessedKeys"] == {throttled: {"Keys": [{"pk": {"S": "big"}}]}}
+    with pytest.raises(ClientError) as excinfo:
+        ddb.batch_get_item(RequestItems={throttled: {"Keys": [{"pk": {"S": "big"}}]}})
+    assert _throttled(excinfo)[0] == "ProvisionedThroughputExceededException"
+
+
+def test_a_transaction_is_throttled_whole(enforcing):
+    ddb = enforcing.client()
+    throttled, free = _overdrawn(ddb), _table(ddb)[0]
+    with pytest.raises(ClientError) as excinfo:
+        ddb.transact_write_items(TransactItems=[
+            {"Put": {"TableName": free, "Item": {"pk": {"S": "c"}}}},
+            {"Put": {"TableName": throttled, "Item": {"pk": {"S": "a"}}}}])
+    assert excinfo.value.response["Error"]["Code"] == "TransactionCanceledException"
+    assert [reason["Code"] for reason in excinfo.value.response["CancellationReasons"]] == [
+        "None", "ThrottlingError"]
+    assert "Item" not in ddb.get_item(TableName=free, Key={"pk": {"S": "c"}})
+    with pytest.raises(ClientError) as excinfo:
+        ddb.transact_get_items(TransactItems=[
+            {"Get": {"TableName": throttled, "Key": {"pk": {"S": "big"}}}}])
+    assert [reason["Code"] for reason in excinfo.value.response["CancellationReasons"]] == [
+        "ThrottlingError"]
+
+
+def test_a_gsi_short_of_write_capacity_throttles_the_table_s_writes(enforcing):
+    ddb = enforcing.client()
+    table, arn = _table(ddb, provisioned=(5, 1000), gsi=(5, 1))
+    written, excinfo = _put_until_throttled(ddb, table, 400, g={"S": "same"})
+    assert 300 <= written <= 320
+    assert _throttled(excinfo) == ("ProvisionedThroughputExceededException", [
+        {"reason": "IndexWriteProvisionedThroughputExceeded", "resource": arn + "/index/byg"}])
+
+
+def test_boto3_s_standard_retries_recover(enforcing):
+    table, _ = _table(enforcing.client(), provisioned=(5, 1))
+    _put_until_throttled(enforcing.client(), table, 400)
+    client = boto3.client("dynamodb", endpoint_url=enforcing.url, region_name="us-east-1",
+                          aws_access_key_id="AKIDEXAMPLE", aws_secret_access_key="secret",
+                          config=Config(retries={"mode": "standard", "max_attempts": 10}))
+    reply = client.put_item(TableName=table, Item={"pk": {"S": "retried"}, "v": {"S": KB}})
+    assert reply["ResponseMetadata"]["RetryAttempts"] >= 1
+
+
+def test_shadow_lets_everything_through_and_counts_what_it_would_throttle(clocked):  # noqa: F811
+    server = clocked()  # shadow is the default
+    ddb = server.client()
+    table, _ = _table(ddb, provisioned=(5, 1))
+    for n in range(310):
+        ddb.put_item(TableName=table, Item={"pk": {"S": f"k{n}"}, "v": {"S": KB}})
+    advance(server, 60)  # the period ends: its figures are published
+    metrics = _metrics(server)
+    throttled = [line for line in metrics if line.startswith(
+        "aws_dynamodb_throttled_requests_sum") and f'table_name="{table}"' in line]
+    assert throttled and float(throttled[0].rsplit(" ", 1)[1]) >= 5
+    events = [line for line in metrics if line.startswith(
+        "aws_dynamodb_write_throttle_events_sum") and f'table_name="{table}"' in line]
+    assert events and float(events[0].rsplit(" ", 1)[1]) >= 5
+    assert server.log_text().count("would be throttled") == 1  # at most once a minute
+
+
+def test_a_table_s_mode_is_set_through_the_admin_endpoint(clocked):  # noqa: F811
+    server = clocked("--throttling", "off")
+    ddb = server.client()
+    table, _ = _table(ddb, provisioned=(5, 1))
+    status, reply = admin(server, "POST", json.dumps({"table": table, "mode": "enforce"}).encode(),
+                          "/okura/throttling")
+    assert (status, reply) == (200, {"mode": "off", "tables": {table: "enforce"}})
+    _put_until_throttled(ddb, table, 400)
+    status, reply = admin(server, "POST", json.dumps({"table": table, "mode": None}).encode(),
+                          "/okura/throttling")
+    assert (status, reply) == (200, {"mode": "off", "tables": {}})
+    ddb.put_item(TableName=table, Item={"pk": {"S": "free"}, "v": {"S": KB}})
+    status, reply = admin(server, "POST", json.dumps({"mode": "sometimes"}).encode(),
+                          "/okura/throttling")
+    assert (status, reply) == (400, {"error": '"mode" must be one of off, shadow, enforce'})
+
+
+def _metrics(server) -> list[str]:
+    with urllib.request.urlopen(server.url + "/metrics", timeout=10) as response:
+        return response.read().decode().splitlines()
