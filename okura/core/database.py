@@ -52,6 +52,7 @@ class Database:
             throughput.overrides.pop(table, None)
         else:
             throughput.overrides[table] = mode
+        throughput.modes_changed()
         active = throughput.mode != OFF or any(m != OFF for m in throughput.overrides.values())
         self.gate = throughput if active else None
 

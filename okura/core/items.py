@@ -91,7 +91,7 @@ async def fetch(ctx: Context, table: Table, key: dict, consistent: bool) -> byte
     ledger = ctx.ledger
     ledger.read(table, hk, 0 if row is None else row[0], consistent)
     if gate is not None:
-        gate.spend(ctx, ledger, len(ledger) - 1)
+        gate.spend(ledger, -1)
     return None if row is None else row[1]
 
 
@@ -141,7 +141,7 @@ async def _retried(ctx: Context, changes, admit: bool = True) -> list[Written]:
                 if reason is not None and reason.name == "ConditionalCheckFailedException":
                     ledger.write(change.table, change.table.locate(change.key)[0], old_size)
             if ctx.db.gate is not None:
-                ctx.db.gate.spend(ctx, ledger, spent)
+                ctx.db.gate.spend(ledger, spent)
             raise next(reason for reason in cancelled.reasons if reason) from None
     raise AssertionError("unreachable: the last attempt returns or raises")
 
@@ -175,11 +175,11 @@ async def write_all(ctx: Context, changes, wait: bool = True,
     gate = db.gate
     ledger = ctx.ledger
     spent = len(ledger)
+    located = [change.at or change.table.locate(change.key) for change in changes]
     if gate is not None and admit:
-        for change in changes:
+        for change, (hk, _) in zip(changes, located):
             if not change.by_service:  # TTL deletes are never throttled
-                gate.admit(ctx, change.table, (change.at or change.table.locate(change.key))[0],
-                           True)
+                gate.admit(ctx, change.table, hk, True)
     async with engine.transaction() as unit:
         if engine.shared:
             await _check_catalog(unit, changes)
@@ -189,9 +189,8 @@ async def write_all(ctx: Context, changes, wait: bool = True,
         # table without indexes or stream needs only the size it replaces, which
         # put_many tells (-1 until then).
         read_all = not wait or engine.shared
-        for change in changes:
+        for change, (hk, rk) in zip(changes, located):
             table = change.table
-            hk, rk = change.at or table.locate(change.key)
             reason = old = None
             old_size = -1
             if read_all or change.needs_old or table.observes_old:
@@ -253,7 +252,7 @@ async def write_all(ctx: Context, changes, wait: bool = True,
         if before_commit is not None:
             await before_commit(unit, written)
     if gate is not None:
-        gate.spend(ctx, ledger, spent)
+        gate.spend(ledger, spent)
     return written
 
 

@@ -168,7 +168,7 @@ async def read(ctx: Context, source: Source, walk: Walk, limit: int | None, cons
             docs = await _fetch(ctx, unit, source.table, docs, consistent)
     ctx.ledger.read(source.table, hk, size, consistent, source.index)
     if gate is not None:
-        gate.spend(ctx, ctx.ledger, spent)
+        gate.spend(ctx.ledger, spent)
     return Page(docs, scanned, last, position)
 
 

@@ -2,7 +2,8 @@
 spend per second, and the gate that throttles what goes beyond (docs/throttling.md).
 
 Each budget is a token bucket on okura's clock (a test moves the clock rather than
-sleeping). As in DynamoDB, a request is admitted while its buckets hold anything at all,
+sleeping), kept as the time it runs dry (GCRA: admitting is one comparison, spending one
+addition). As in DynamoDB, a request is admitted while its buckets hold anything at all,
 and spends what its ledger says once its work is done, so a bucket may go below zero
 and then throttles until it refills; a throttled request spent nothing.
 
@@ -27,6 +28,7 @@ without a round trip per request (docs/throttling.md says what that costs).
 from __future__ import annotations
 
 import logging
+from time import time as _time
 from typing import TYPE_CHECKING
 
 from okura import errors
@@ -48,7 +50,7 @@ ACCOUNT_TABLE_READ = ACCOUNT_TABLE_WRITE = 40000.0  # DescribeLimits' per-table 
 WARM_READ, WARM_WRITE = 12000.0, 4000.0  # what a new on-demand table serves at once
 PEAK_SETTLES = 1800.0  # seconds before a peak raises what on-demand serves at once
 WARN_EVERY = 60.0  # seconds between shadow mode's warnings for one table
-PARTITIONS_KEPT = 100_000  # partition buckets kept per node before the idle ones go
+PARTITIONS_KEPT = 100_000  # partition keys remembered per table before the full ones go
 
 _PROVISIONED, _ACCOUNT, _MAX, _WARM, _KEY_RANGE = range(5)
 _LIMITS = {_PROVISIONED: "ProvisionedThroughputExceeded", _ACCOUNT: "AccountLimitExceeded",
@@ -56,23 +58,30 @@ _LIMITS = {_PROVISIONED: "ProvisionedThroughputExceeded", _ACCOUNT: "AccountLimi
 
 
 class Bucket:
-    """Units a budget may spend: `rate` per second, at most `capacity` kept."""
+    """Units a budget may spend: `rate` a second, up to `window` seconds of them kept. Its
+    level at time t is min(rate * window, (t - dry) * rate): below zero once overdrawn."""
 
-    __slots__ = ("rate", "capacity", "level", "at", "limit")
+    __slots__ = ("rate", "window", "dry", "limit")
 
-    def __init__(self, rate: float, capacity: float, now: float, limit: int) -> None:
+    def __init__(self, rate: float, window: float, now: float, limit: int) -> None:
         self.rate = rate
-        self.capacity = capacity
-        self.level = capacity
-        self.at = now
+        self.window = window
+        self.dry = now - window  # full
         self.limit = limit  # which of DynamoDB's limits this bucket is (_PROVISIONED, ...)
 
-    def empty(self, now: float) -> bool:
-        """Refill up to now; whether nothing is left to spend."""
-        level = self.level + (now - self.at) * self.rate
-        self.level = level if level < self.capacity else self.capacity
-        self.at = now
-        return level <= 0.0
+    def level(self, now: float) -> float:
+        return min(self.rate * self.window, (now - self.dry) * self.rate)
+
+    def spend(self, units: float, now: float) -> None:
+        floor = now - self.window
+        dry = self.dry
+        self.dry = (dry if dry > floor else floor) + units / self.rate
+
+    def rerate(self, rate: float, window: float, level: float, now: float) -> None:
+        """Keep `level` (at most the new capacity) at a new rate."""
+        self.rate = rate
+        self.window = window
+        self.dry = now - min(level, rate * window) / rate
 
 
 class Budget:
@@ -89,26 +98,14 @@ class Budget:
         self.warm = warm
         self.ceiling = ceiling  # on demand: the maximum, or the account's quota
         self.ceiling_limit = ceiling_limit  # _MAX or _ACCOUNT
-        self.second = -1.0  # on demand: the second `used` counts
+        self.second = -1  # on demand: the second `used` counts
         self.used = 0.0
         self.rising: list[tuple[float, float]] = []  # (second, units) of rising peaks
         self.settled = 0.0  # the highest second that is PEAK_SETTLES old
-        if self.on_demand:
-            self._serve()
-            bucket.level = bucket.capacity
 
-    def spend(self, units: float, now: float) -> None:
-        self.bucket.level -= units
-        if self.on_demand:
-            second = float(int(now))
-            if second != self.second:
-                self._close(now)
-                self.second, self.used = second, 0.0
-            self.used += units
-
-    def _close(self, now: float) -> None:
-        """The second `used` counted is over: note it if it is a new peak, and settle the
-        peaks old enough."""
+    def next_second(self, now: float, second: int) -> None:
+        """On demand: the second `used` counted is over (note it if it is a new peak, and
+        settle the peaks old enough); `second` is now counted."""
         if self.used and (not self.rising or self.used > self.rising[-1][1]):
             self.rising.append((self.second, self.used))
         settled = self.settled
@@ -116,16 +113,39 @@ class Budget:
             settled = max(settled, self.rising.pop(0)[1])
         if settled != self.settled:
             self.settled = settled
-            self._serve()
+            self.serve(now)
+        self.second, self.used = second, 0.0
 
-    def _serve(self) -> None:
+    def serve(self, now: float) -> None:
+        """Set the rate to what on demand serves at once."""
         served = max(self.warm, 2 * self.settled)
         bucket = self.bucket
         if served >= self.ceiling:
             served, bucket.limit = self.ceiling, self.ceiling_limit
         else:
             bucket.limit = _WARM
-        bucket.rate = bucket.capacity = served
+        bucket.rerate(served, 1.0, bucket.level(now), now)
+
+
+class _Held:
+    """What the gate needs of one table document, found with one dict lookup."""
+
+    __slots__ = ("off", "mode", "read", "write", "indexes", "gsi_writes", "read_keys",
+                 "write_keys")
+
+    def __init__(self, mode: str, read: Budget, write: Budget,
+                 gsis: list[tuple[Index, Budget, Budget]],
+                 keys: tuple[dict[bytes, float], dict[bytes, float]]) -> None:
+        self.off = mode == OFF
+        self.mode = mode
+        self.read = read
+        self.write = write
+        # GSI name -> (read, write) budgets; and each GSI with its write budget
+        self.indexes = {index.name: (reads, writes) for index, reads, writes in gsis}
+        self.gsi_writes = tuple((index, writes) for index, _, writes in gsis)
+        # partition key -> when its bucket runs dry (Bucket.dry), for reads and writes;
+        # a key not there is full
+        self.read_keys, self.write_keys = keys
 
 
 class Throughput:
@@ -137,76 +157,105 @@ class Throughput:
         self.overrides: dict[str, str] = {}  # table name -> mode (admin endpoint)
         # (table id, index name or None, write) -> (table version, Budget)
         self._budgets: dict[tuple[int, str | None, bool], tuple[int, Budget]] = {}
-        self._partitions: dict[tuple[int, bytes, bool], Bucket] = {}
+        self._held: dict[Table, _Held] = {}  # per table document: its mode and budgets
+        self._keys: dict[int, tuple[dict[bytes, float], dict[bytes, float]]] = {}
         self._warned: dict[int, float] = {}
+        # okura's clock at the last admission: what the work admitted then spends at (the
+        # same moment to a millisecond, and one clock reading less per request)
+        self.now = 0.0
 
-    def mode_of(self, table: Table) -> str:
-        return self.overrides.get(table.name, self.mode) if self.overrides else self.mode
+    def modes_changed(self) -> None:
+        self._held.clear()
 
     # The gate, before the work
     def admit(self, ctx: Context, table: Table, hk: bytes | None, write: bool,
-              index: Index | None = None) -> None:
-        """Let a read or write of `table` (of its GSI `index`; of partition key `hk`) go
-        on, or throttle it: raise DynamoDB's error (enforce), or count and log what
-        would have been (shadow)."""
-        refusal = self.refusal(ctx, table, hk, write, index)
-        if refusal is not None:
-            raise refusal
+              index: Index | None = None, raising: bool = True) -> DynamoError | None:
+        """Let a read or write of `table` (of its index `index`; of partition key `hk`)
+        go on, or throttle it: DynamoDB's error, raised or (`raising` False: a batch
+        leaves the item unprocessed) returned, in enforce mode; counted and logged in
+        shadow mode."""
+        held = self._held.get(table)
+        if held is None:
+            held = self._hold(table, ctx.db.clock.now())
+        if held.off:
+            return None
+        now = self.now = _time() + ctx.db.clock.offset  # Clock.now(), inlined
+        gsi = index is not None and index.is_global
+        budget = (held.indexes[index.name][write] if index is not None and gsi
+                  else held.write if write else held.read)
+        if now <= budget.bucket.dry:
+            return self._refused(ctx, held, table, index if gsi else None, None, write,
+                                 budget.bucket.limit, now, raising)
+        if hk is not None and not gsi:
+            dry = (held.write_keys if write else held.read_keys).get(hk)
+            if dry is not None and now <= dry:
+                return self._refused(ctx, held, table, None, hk, write, _KEY_RANGE, now, raising)
+        if write:
+            for other, writes in held.gsi_writes:  # a GSI short of write capacity
+                if now <= writes.bucket.dry:
+                    return self._refused(ctx, held, table, other, None, True,
+                                         writes.bucket.limit, now, raising)
+        return None
 
-    def refusal(self, ctx: Context, table: Table, hk: bytes | None, write: bool,
-                index: Index | None = None) -> DynamoError | None:
-        """admit()'s decision: the error to throttle with in enforce mode, else None
-        (a batch leaves the item unprocessed instead of raising)."""
-        mode = self.mode_of(table)
-        if mode == OFF:
-            return None
-        now = ctx.db.clock.now()
-        gsi = index if index is not None and index.is_global else None
-        hit = self._limited(table, gsi, hk, write, now)
-        if hit is None and write:
-            for other in table.indexes:  # a GSI short of write capacity throttles writes
-                if other.is_global:
-                    bucket = self._budget(table, other, True, now).bucket
-                    if bucket.empty(now):
-                        hit = (other, bucket.limit, None)
-                        break
-        if hit is None:
-            return None
-        limited, limit, key = hit
-        ctx.throttled = (table, limited, key)
-        ctx.db.metrics.throttled(table, limited, write, ctx.operation)
-        error = _error(table, limited, write, limit)
-        if mode == SHADOW:
+    def _refused(self, ctx: Context, held: _Held, table: Table, index: Index | None,
+                 hk: bytes | None, write: bool, limit: int, now: float,
+                 raising: bool) -> DynamoError | None:
+        ctx.throttled = (table, index, hk)
+        ctx.db.metrics.throttled(table, index, write, ctx.operation)
+        error = _error(table, index, write, limit)
+        if held.mode == SHADOW:
             last = self._warned.get(table.id)
             if last is None or now - last >= WARN_EVERY:
                 self._warned[table.id] = now
                 log.warning("throttling (shadow): %s of table %s would be throttled: %s",
                             ctx.operation, table.name, error.message)
             return None
+        if raising:
+            raise error
         return error
 
-    def _limited(self, table: Table, index: Index | None, hk: bytes | None, write: bool,
-                 now: float) -> tuple[Index | None, int, bytes | None] | None:
-        budget = self._budget(table, index, write, now)
-        if budget.bucket.empty(now):
-            return index, budget.bucket.limit, None
-        if hk is not None:
-            partition = self._partition(table, index, hk, write, now)
-            if partition.empty(now):
-                return index, _KEY_RANGE, hk
-        return None
-
     # Spending, after the work
-    def spend(self, ctx: Context, ledger: Ledger, start: int) -> None:
-        """Take the charges from `start` on (work just done) from their budgets."""
-        now = ctx.db.clock.now()
+    def spend(self, ledger: Ledger, start: int) -> None:
+        """Take the charges from `start` on (work just admitted and done) from their
+        budgets."""
+        now = self.now
         for table, index, hk, units, write in ledger[start:]:
-            if self.mode_of(table) == OFF:
+            held = self._held.get(table)
+            if held is None or held.off:
                 continue
-            gsi = index if index is not None and index.is_global else None
-            self._budget(table, gsi, write, now).spend(units, now)
-            if hk is not None and gsi is None:
-                self._partition(table, None, hk, write, now).level -= units
+            gsi = index is not None and index.is_global
+            budget = (held.indexes[index.name][write] if index is not None and gsi
+                      else held.write if write else held.read)
+            bucket = budget.bucket  # Bucket.spend(), inlined
+            floor = now - bucket.window
+            dry = bucket.dry
+            bucket.dry = (dry if dry > floor else floor) + units / bucket.rate
+            if budget.on_demand:
+                second = int(now)
+                if second != budget.second:
+                    budget.next_second(now, second)
+                budget.used += units
+            if hk is not None and not gsi:
+                keys = held.write_keys if write else held.read_keys
+                floor = now - 1.0  # a partition keeps one second of its limit
+                dry = keys.get(hk, floor)
+                keys[hk] = (dry if dry > floor else floor) + units * (
+                    _PER_WRITE_UNIT if write else _PER_READ_UNIT) / self.share
+                if len(keys) > PARTITIONS_KEPT:
+                    _forget_full(keys, floor)
+
+    def _hold(self, table: Table, now: float) -> _Held:
+        if len(self._held) > 4096:  # documents of tables long changed
+            self._held.clear()
+        keys = self._keys.get(table.id)
+        if keys is None:
+            keys = self._keys[table.id] = ({}, {})
+        mode = self.overrides.get(table.name, self.mode)
+        held = self._held[table] = _Held(mode, self._budget(table, None, False, now),
+                                         self._budget(table, None, True, now), [
+            (index, self._budget(table, index, False, now), self._budget(table, index, True, now))
+            for index in table.indexes if index.is_global], keys)
+        return held
 
     # Budgets, made as they are first needed and again when the table document changes
     def _budget(self, table: Table, index: Index | None, write: bool, now: float) -> Budget:
@@ -217,10 +266,12 @@ class Throughput:
         budget = self._make(table, name, write, now)
         if held is not None:  # keep what the old budget had spent, and on demand its peaks
             old = held[1]
-            old.bucket.empty(now)  # refilled at the old rate up to the change
-            budget.bucket.level = min(old.bucket.level, budget.bucket.capacity)
+            bucket = budget.bucket
+            bucket.rerate(bucket.rate, bucket.window, old.bucket.level(now), now)
             budget.rising, budget.settled = old.rising, old.settled
             budget.second, budget.used = old.second, old.used
+            if budget.on_demand:
+                budget.serve(now)
         self._budgets[table.id, name, write] = (table.version, budget)
         return budget
 
@@ -232,8 +283,7 @@ class Throughput:
         share = self.share
         if not _on_demand(table):
             rate = float(doc.get("ProvisionedThroughput", {}).get(f"{kind}CapacityUnits", 0))
-            rate *= share
-            return Budget(Bucket(rate, rate * BURST_SECONDS, now, _PROVISIONED))
+            return Budget(Bucket(max(rate, 1e-9) * share, BURST_SECONDS, now, _PROVISIONED))
         maximum = doc.get("OnDemandThroughput", {}).get(f"Max{kind}RequestUnits", -1)
         account = ACCOUNT_TABLE_WRITE if write else ACCOUNT_TABLE_READ
         warm = doc.get("WarmThroughput", {}).get(f"{kind}UnitsPerSecond") or 0
@@ -242,24 +292,20 @@ class Throughput:
             ceiling, limit = float(maximum), _MAX
         else:
             ceiling, limit = account, _ACCOUNT
-        return Budget(Bucket(0.0, 0.0, now, limit), warm * share, ceiling * share, limit)
+        budget = Budget(Bucket(warm * share, 1.0, now, limit), warm * share, ceiling * share,
+                        limit)
+        budget.serve(now)
+        return budget
 
-    def _partition(self, table: Table, index: Index | None, hk: bytes, write: bool,
-                   now: float) -> Bucket:
-        key = (table.id if index is None else -table.id, hk, write)
-        bucket = self._partitions.get(key)
-        if bucket is None:
-            if len(self._partitions) >= PARTITIONS_KEPT:
-                self._forget_full(now)
-            rate = (PARTITION_WRITE if write else PARTITION_READ) * self.share
-            bucket = self._partitions[key] = Bucket(rate, rate, now, _KEY_RANGE)
-        return bucket
 
-    def _forget_full(self, now: float) -> None:
-        """Drop the partition buckets that have refilled: they hold nothing to remember."""
-        for key, bucket in list(self._partitions.items()):
-            if bucket.level + (now - bucket.at) * bucket.rate >= bucket.capacity:
-                del self._partitions[key]
+_PER_WRITE_UNIT, _PER_READ_UNIT = 1 / PARTITION_WRITE, 1 / PARTITION_READ
+
+
+def _forget_full(keys: dict[bytes, float], floor: float) -> None:
+    """Drop the partition keys whose buckets are full again: they hold nothing to remember."""
+    for hk, dry in list(keys.items()):
+        if dry <= floor:
+            del keys[hk]
 
 
 def _on_demand(table: Table) -> bool:

@@ -80,7 +80,7 @@ def _admit_all(ctx: Context, located: list[tuple[Table, bytes]], write: bool) ->
     gate = ctx.db.gate
     if gate is None:
         return
-    refusals = [gate.refusal(ctx, table, hk, write) for table, hk in located]
+    refusals = [gate.admit(ctx, table, hk, write, raising=False) for table, hk in located]
     if any(refusal is not None for refusal in refusals):
         throttled = {"Code": "ThrottlingError", "Message": errors.throttling([]).message}
         raise errors.transaction_canceled([reason(None) if refusal is None else throttled
@@ -149,6 +149,6 @@ async def transact_get(ctx: Context, targets: list[tuple[Table, dict]]) -> list[
     for table, hk, size in sized:
         ctx.ledger.read(table, hk, size, True, transactional=True)
     if gate is not None:
-        gate.spend(ctx, ctx.ledger, spent)
+        gate.spend(ctx.ledger, spent)
     return docs
 

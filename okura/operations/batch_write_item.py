@@ -145,7 +145,7 @@ def _admitted(ctx: Context, gate: Throughput, planned: list, unprocessed: dict) 
     admitted, first = [], None
     for plan in planned:
         table, key, item, _, at = plan
-        refusal = gate.refusal(ctx, table, (at or table.locate(key))[0], True)
+        refusal = gate.admit(ctx, table, (at or table.locate(key))[0], True, raising=False)
         if refusal is None:
             admitted.append(plan)
             continue
