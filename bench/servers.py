@@ -105,6 +105,12 @@ SERVERS = [
                                               "--data-dir", str(data)]),
     Server("okura-mem", lambda port, data: [*_okura(), "--port", str(port), "--memory"]),
     Server("okura-base-mem", lambda port, data: [*_okura_base(), "--port", str(port), "--memory"]),
+    # throttling's cost: its gate off, and enforcing (with OKURA_BENCH_PROVISIONED, tables
+    # the load stays within)
+    Server("okura-off-mem", lambda port, data: [*_okura(), "--port", str(port), "--memory",
+                                                 "--throttling", "off"]),
+    Server("okura-enforce-mem", lambda port, data: [*_okura(), "--port", str(port), "--memory",
+                                                     "--throttling", "enforce"]),
     Server("okura-pg", lambda port, data: [*_okura(), "--port", str(port)], postgres=True),
     Server("okura-pg-2", lambda port, data: [*_okura(), "--port", str(port)], postgres=True, nodes=2),
     Server("moto", lambda port, data: [_moto(), "-p", str(port)]),
