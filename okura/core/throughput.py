@@ -21,9 +21,8 @@ and then throttles until it refills; a throttled request spent nothing.
 - A write must also find write capacity in each of the table's GSIs: an index short of
   it throttles the table's writes, as in DynamoDB.
 
-Budgets are per node: with PostgreSQL each node holds an equal share of every budget
-(`share`), which keeps several nodes under a steady load within the configured rate
-without a round trip per request (docs/throttling.md says what that costs).
+Budgets are per node: with PostgreSQL each node enforces every budget on what it serves
+(sharing them between nodes is not built yet: docs/throttling.md).
 """
 from __future__ import annotations
 
@@ -71,11 +70,6 @@ class Bucket:
 
     def level(self, now: float) -> float:
         return min(self.rate * self.window, (now - self.dry) * self.rate)
-
-    def spend(self, units: float, now: float) -> None:
-        floor = now - self.window
-        dry = self.dry
-        self.dry = (dry if dry > floor else floor) + units / self.rate
 
     def rerate(self, rate: float, window: float, level: float, now: float) -> None:
         """Keep `level` (at most the new capacity) at a new rate."""
@@ -151,9 +145,8 @@ class _Held:
 class Throughput:
     """Every budget of this node, and the gate."""
 
-    def __init__(self, mode: str, share: float = 1.0) -> None:
+    def __init__(self, mode: str) -> None:
         self.mode = mode
-        self.share = share  # this node's part of every budget (PostgreSQL: 1 / nodes)
         self.overrides: dict[str, str] = {}  # table name -> mode (admin endpoint)
         # (table id, index name or None, write) -> (table version, Budget)
         self._budgets: dict[tuple[int, str | None, bool], tuple[int, Budget]] = {}
@@ -226,7 +219,7 @@ class Throughput:
             gsi = index is not None and index.is_global
             budget = (held.indexes[index.name][write] if index is not None and gsi
                       else held.write if write else held.read)
-            bucket = budget.bucket  # Bucket.spend(), inlined
+            bucket = budget.bucket  # it runs dry later by units / rate, from a full one at most
             floor = now - bucket.window
             dry = bucket.dry
             bucket.dry = (dry if dry > floor else floor) + units / bucket.rate
@@ -240,7 +233,7 @@ class Throughput:
                 floor = now - 1.0  # a partition keeps one second of its limit
                 dry = keys.get(hk, floor)
                 keys[hk] = (dry if dry > floor else floor) + units * (
-                    _PER_WRITE_UNIT if write else _PER_READ_UNIT) / self.share
+                    _PER_WRITE_UNIT if write else _PER_READ_UNIT)
                 if len(keys) > PARTITIONS_KEPT:
                     _forget_full(keys, floor)
 
@@ -280,10 +273,9 @@ class Throughput:
             index for index in table.doc.get("GlobalSecondaryIndexes", ())
             if index["IndexName"] == index_name)
         kind = "Write" if write else "Read"
-        share = self.share
         if not _on_demand(table):
             rate = float(doc.get("ProvisionedThroughput", {}).get(f"{kind}CapacityUnits", 0))
-            return Budget(Bucket(max(rate, 1e-9) * share, BURST_SECONDS, now, _PROVISIONED))
+            return Budget(Bucket(max(rate, 1e-9), BURST_SECONDS, now, _PROVISIONED))
         maximum = doc.get("OnDemandThroughput", {}).get(f"Max{kind}RequestUnits", -1)
         account = ACCOUNT_TABLE_WRITE if write else ACCOUNT_TABLE_READ
         warm = doc.get("WarmThroughput", {}).get(f"{kind}UnitsPerSecond") or 0
@@ -292,8 +284,7 @@ class Throughput:
             ceiling, limit = float(maximum), _MAX
         else:
             ceiling, limit = account, _ACCOUNT
-        budget = Budget(Bucket(warm * share, 1.0, now, limit), warm * share, ceiling * share,
-                        limit)
+        budget = Budget(Bucket(warm, 1.0, now, limit), warm, ceiling, limit)
         budget.serve(now)
         return budget
 
