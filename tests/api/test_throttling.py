@@ -77,9 +77,9 @@ def test_a_provisioned_table_spends_its_burst_then_about_a_unit_per_second(enfor
     assert "Item" not in ddb.get_item(TableName=table, Key={"pk": {"S": f"k{written}"}})
     advance(enforcing, 1)  # one more second: one more unit
     ddb.put_item(TableName=table, Item={"pk": {"S": "after"}, "v": {"S": KB}})
-    with pytest.raises(ClientError) as excinfo:
-        ddb.put_item(TableName=table, Item={"pk": {"S": "after2"}, "v": {"S": KB}})
-    assert _throttled(excinfo)[0] == "ProvisionedThroughputExceededException"
+    # then throttled again (one more may pass on what real time refilled meanwhile)
+    more, _ = _put_until_throttled(ddb, table, 3)
+    assert more <= 1
     # UpdateTable applies at once
     ddb.update_table(TableName=table, ProvisionedThroughput={"ReadCapacityUnits": 5,
                                                              "WriteCapacityUnits": 1000})
