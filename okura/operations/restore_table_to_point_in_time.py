@@ -49,6 +49,10 @@ async def handle(ctx: Context, body: dict) -> dict:
         raise errors.validation(  # unverified
             "One or more parameter values were invalid: either RestoreDateTime or "
             "UseLatestRestorableTime must be specified")
+    if int(earliest) <= at < earliest:
+        # SDKs send whole seconds by default (boto3 truncates): the second that
+        # EarliestRestorableDateTime falls in restores as of that moment
+        at = earliest
     if not earliest <= at <= latest:
         raise errors.backup_error(  # unverified
             "InvalidRestoreTimeException",
