@@ -72,6 +72,7 @@ def main(argv: list[str] | None = None) -> None:
                             "start (docs/admin.md)")
     _backup_commands(commands)
     _transfer_commands(commands)
+    _advise_command(commands)
     args = vars(parser.parse_args(argv))
     command = args.pop("command")
     if command == "serve":
@@ -91,6 +92,14 @@ def main(argv: list[str] | None = None) -> None:
         from okura import transfer_commands
 
         getattr(transfer_commands, command + "_table")(**args)
+    elif command == "advise":
+        from okura import advise_command
+        from okura.advisor.cost import Rates
+
+        rates = Rates(**{name: args.pop(name) for name in (
+            "reads_per_second", "writes_per_second", "storage_gb", "stream_reads_per_second",
+            "backup_gb", "replicas")})
+        advise_command.run(rates=rates, **args)
 
 
 def _remote(verb):
@@ -150,3 +159,38 @@ def _transfer_commands(commands) -> None:
                           help="the partition key and its type (S, N or B), e.g. pk:S")
     imported.add_argument("--sort", metavar="NAME:TYPE", help="the sort key and its type")
     imported.add_argument("--delimiter", help="CSV: the delimiter (default ,)")
+
+
+def _advise_command(commands) -> None:
+    """`okura advise`: design advice and a cost estimate (docs/advisor.md)."""
+    advise = commands.add_parser(
+        "advise", help="check tables against the DynamoDB design guidelines and price them")
+    where = advise.add_mutually_exclusive_group()
+    where.add_argument("--endpoint", help="a running okura or DynamoDB endpoint (default: "
+                                          "http://127.0.0.1:8000 unless files are given)")
+    where.add_argument("--aws", action="store_true",
+                       help="real DynamoDB with your AWS credentials (read-only)")
+    advise.add_argument("--terraform", action="append", default=[], metavar="PATH",
+                        help="a .tf file or a directory of them (repeatable)")
+    advise.add_argument("--cloudformation", action="append", default=[], metavar="PATH",
+                        help="a CloudFormation/SAM template or a directory of them (repeatable)")
+    advise.add_argument("--region", default="us-east-1",
+                        help="the region read, and whose prices are used (default us-east-1)")
+    advise.add_argument("--sample", type=int, metavar="N",
+                        help="scan up to N items per table for the data rules (default: 1000 "
+                             "on okura, none on other endpoints; 0: none)")
+    advise.add_argument("--format", dest="fmt", choices=["text", "json", "markdown"],
+                        default="text")
+    advise.add_argument("--fail-on", choices=["info", "warning", "error"],
+                        help="exit 1 when a finding is this severe or more")
+    advise.add_argument("--access-control", action="store_true",
+                        help="access control is on where the tables run (multi-tenant rule)")
+    rates = advise.add_argument_group("rates for the cost estimate (per table; default: "
+                                      "observed traffic)")
+    rates.add_argument("--reads-per-second", type=float, help="read request units per second")
+    rates.add_argument("--writes-per-second", type=float, help="write request units per second")
+    rates.add_argument("--storage-gb", type=float, help="table size in GB")
+    rates.add_argument("--stream-reads-per-second", type=float, default=0.0,
+                       help="GetRecords calls per second outside Lambda triggers (default 0)")
+    rates.add_argument("--backup-gb", type=float, help="on-demand backups kept, in GB")
+    rates.add_argument("--replicas", type=int, help="other regions of a global table")

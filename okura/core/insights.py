@@ -220,7 +220,12 @@ class Insights:
                 sketches = self.sketches.get((table.id, index))
                 resource["ContributorInsightsMode"] = state["Mode"]
                 resource["ContributorInsightsRuleList"] = rule_names(table, index or None, state)
+                kinds = _kinds(table, index or None, state)
                 resource["Rules"] = {kind: [] if sketches is None else sketches.top(kind)
-                                     for kind in _kinds(table, index or None, state)}
+                                     for kind in kinds}
+                # every event each rule counted: what a key's share is of
+                resource["Totals"] = {kind: 0 if sketches is None
+                                      else int(sketches.rules[kind].total_weight)
+                                      for kind in kinds}
             out.append(resource)
         return out

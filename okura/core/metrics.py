@@ -15,6 +15,13 @@ once.
 
 Every figure is this node's: on PostgreSQL each node counts what it served, and a
 dashboard sums the nodes (docs/metrics.md).
+
+Besides the periods, `usage` tallies each table's traffic since the node started, for the
+design advisor (GET /okura/usage, docs/advisor.md): requests and units per operation
+(added when samples fold: nothing per request), and what CloudWatch does not publish:
+Query and Scan per index with ScannedCount, Count, consistent reads and the attributes
+they named, and item reads by key with their consistent share (an increment or two per
+read).
 """
 from __future__ import annotations
 
@@ -77,6 +84,33 @@ class Spent:
         self.throttles: dict[tuple[Index | None, bool], int] = {}
 
 
+class Tally:
+    """One table's traffic since the node started (docs/advisor.md's usage)."""
+
+    __slots__ = ("operations", "reads", "attributes", "item_reads", "index_units")
+
+    def __init__(self) -> None:
+        self.operations: dict[str, list] = {}  # operation: [requests, units of the table]
+        # index name ("" the table): {operation: [requests, consistent, scanned, returned,
+        # requests that named their attributes]}
+        self.reads: dict[str, dict[str, list[int]]] = {}
+        self.attributes: dict[str, set[str]] = {}  # index name: top-level attributes named
+        self.item_reads = [0, 0]  # reads of items by key: [all, consistent]
+        self.index_units: dict[str, list[float]] = {}  # GSI: [read units, write units]
+
+    def spent(self, operation: str, requests: int, units: float) -> None:
+        entry = self.operations.get(operation)
+        if entry is None:
+            entry = self.operations[operation] = [0, 0.0]
+        entry[0] += requests
+        entry[1] += units
+
+    def as_json(self) -> dict:
+        return {"operations": self.operations, "reads": self.reads,
+                "attributes": {name: sorted(names) for name, names in self.attributes.items()},
+                "item_reads": self.item_reads, "index_units": self.index_units}
+
+
 class Period:
     """What a period saw: per table object, and UserErrors per region (CloudWatch's
     UserErrors has no table)."""
@@ -114,7 +148,7 @@ def _fold(samples: Stat, values: list, scale: float = 1.0) -> None:
 
 class Metrics:
     __slots__ = ("clock", "number", "current", "last", "pending", "access_denials",
-                 "injected_faults")
+                 "injected_faults", "since", "usage")
 
     def __init__(self, clock: Clock):
         self.clock = clock
@@ -126,6 +160,9 @@ class Metrics:
         self.access_denials: dict[tuple[str, str, str], int] = {}
         # faults injected since the start (core/faults.py): (operation, table, fault) -> count
         self.injected_faults: dict[tuple[str, str, str], int] = {}
+        self.since = clock.now()  # when `usage` began
+        # (region, table name, table id): its tally (a table made again is a new one)
+        self.usage: dict[tuple[str, str, int], Tally] = {}
 
     def _number_now(self) -> int:
         return math.floor(self.clock.now() / PERIOD)
@@ -162,10 +199,19 @@ class Metrics:
                 return
         self._at_once(ctx, seconds, error)
 
+    def tally(self, table: Table) -> Tally:
+        key = (table.region, table.name, table.id)
+        tally = self.usage.get(key)
+        if tally is None:
+            tally = self.usage[key] = Tally()
+        return tally
+
     def _fold(self, key: tuple[Table, str, bool], pending: Pending) -> None:
         table, operation, write = key
         spent = self.current.spent(table)
-        _fold(spent.write if write else spent.read, pending[1::_SAMPLE])
+        units = pending[1::_SAMPLE]
+        _fold(spent.write if write else spent.read, units)
+        self.tally(table).spent(operation, len(units), sum(units))
         samples = spent.operations.get(operation)
         if samples is None:
             samples = spent.operations[operation] = (stat(), stat())
@@ -181,6 +227,7 @@ class Metrics:
         if error is None:
             operation = ctx.operation
             for charged in tables:  # a request that spent nothing has no latency metric
+                self.tally(charged).spent(operation, 1, 0.0)
                 samples = period.spent(charged).operations.get(operation)
                 if samples is None:
                     samples = period.spent(charged).operations[operation] = (stat(), stat())
@@ -216,9 +263,13 @@ class Metrics:
         period = self.current
         for (table, index, write), units in summed.items():
             spent = period.spent(table)
+            tally = self.tally(table)
             if index is None:
                 _sample(spent.write if write else spent.read, units)
+                tally.spent(ctx.operation, 0, units)
             else:
+                index_units = tally.index_units.setdefault(index.name, [0.0, 0.0])
+                index_units[write] += units
                 samples = spent.indexes.get((index, write))
                 if samples is None:
                     samples = spent.indexes[index, write] = stat()
@@ -229,6 +280,28 @@ class Metrics:
     def _count(spent: Spent, metric: str, operation: str) -> None:
         key = (metric, operation)
         spent.counts[key] = spent.counts.get(key, 0) + 1
+
+    def paged(self, ctx: Context, table: Table, index: str, consistent: bool, scanned: int,
+              returned: int, named: frozenset | None) -> None:
+        """A Query or Scan (`ctx.operation`) read a page of `index` ("" the table);
+        `named`: the top-level attributes it asked for (None: all there are)."""
+        reads = self.tally(table).reads.setdefault(index, {})
+        counts = reads.get(ctx.operation)
+        if counts is None:
+            counts = reads[ctx.operation] = [0, 0, 0, 0, 0]
+        counts[0] += 1
+        counts[1] += consistent
+        counts[2] += scanned
+        counts[3] += returned
+        if named is not None:
+            counts[4] += 1
+            self.tally(table).attributes.setdefault(index, set()).update(named)
+
+    def item_read(self, table: Table, consistent: bool) -> None:
+        """An item was read by its key (GetItem, BatchGetItem, PartiQL)."""
+        reads = self.tally(table).item_reads
+        reads[0] += 1
+        reads[1] += consistent
 
     def throttled(self, table: Table, index: Index | None, write: bool, operation: str) -> None:
         """A request of `operation` was throttled (or would have been: shadow mode) by

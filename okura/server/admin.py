@@ -17,6 +17,8 @@ Documented in docs/admin.md.
 - GET, POST {rule} or [rules], DELETE /okura/faults: injected faults (core/faults.py)
 - GET /okura/contributor-insights/<table>[?region=R]: a table's most accessed and
   throttled keys (core/insights.py)
+- GET /okura/usage[?region=R], GET /okura/advice[?region=R&sample=N]: the design
+  advisor's traffic tallies and report (server/advice.py)
 
 With --auth enforce every admin request is signed (SigV4, service dynamodb) with one of
 the auth config's admin_access_key_ids, else 403.
@@ -33,7 +35,7 @@ from okura.access.guard import RAW
 from okura.core.faults import FaultError
 from okura.core.reset import drop_everything
 from okura.core.throughput import MODES
-from okura.server import seeding
+from okura.server import advice, seeding
 
 if TYPE_CHECKING:
     from okura.core.clock import Clock
@@ -73,7 +75,9 @@ async def handle(app: App, method: bytes, path: bytes, body: bytes,
     if route in _TEST_DATA:
         return await _TEST_DATA[route](app, method, body)
     if route.startswith(INSIGHTS):
-        return await _insights(app, method, path)
+        return await insights(app, method, path)
+    if route in (advice.USAGE, advice.ADVICE):
+        return await advice.handle(app, method, path)
     if route == b"/okura/throttling":
         return _throttling(app, method, body)
     if route != b"/okura/clock":
@@ -133,7 +137,7 @@ async def _faults(app: App, method: bytes, body: bytes) -> tuple[int, bytes]:
     return 200, orjson.dumps({"rules": faults.describe()})
 
 
-async def _insights(app: App, method: bytes, path: bytes) -> tuple[int, bytes]:
+async def insights(app: App, method: bytes, path: bytes) -> tuple[int, bytes]:
     if method != b"GET":
         return _error(405, "use GET")
     route, _, query = path.partition(b"?")

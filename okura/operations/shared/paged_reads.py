@@ -56,7 +56,7 @@ class Reading:
     """A Query or Scan compiled against its table: where it reads, what it returns."""
 
     __slots__ = ("source", "select", "filter", "values", "projection", "fetch", "consistent",
-                 "mode", "limit")
+                 "mode", "limit", "named")
 
     def __init__(self, table: Table, body: dict, select: str | None, filter_: object,
                  projection: expressions.Projection | None) -> None:
@@ -69,6 +69,9 @@ class Reading:
         self.limit = body.get("Limit")
         index = self.source.index
         self.select = select or (ALL if index is None else PROJECTED)
+        # the top-level attributes it reads (None: all there are), for the advisor
+        self.named = (frozenset() if self.select == COUNT else None if projection is None
+                      else frozenset(path.elements[0] for path in projection.paths))
         # Attributes an LSI does not hold come from the table item; a GSI cannot.
         self.fetch = False
         if index is None:
@@ -91,6 +94,12 @@ class Reading:
                     "One or more parameter values were invalid: Global secondary index "
                     f"{index.name} does not project [{', '.join(missing)}]")
             self.fetch = bool(missing)
+
+    def _count(self, ctx: Context, scanned: int, returned: int) -> None:
+        """Tell the advisor's usage tally (core/metrics.py) what the page read and kept."""
+        index = self.source.index
+        ctx.metrics.paged(ctx, self.source.table, "" if index is None else index.name,
+                          self.consistent, scanned, returned, self.named)
 
     def start(self, body: dict, query: bool = False) -> tuple[bytes, bytes] | None:
         """The stored position ExclusiveStartKey names, after DynamoDB's checks (whose
@@ -123,6 +132,7 @@ class Reading:
             # Stored rows are wire JSON: copy them into the reply undecoded.
             count = len(page.docs)
             ctx.returned = count
+            self._count(ctx, count, count)
             raw = (b'{"Items":[' + b",".join(page.docs) + b'],"Count":%d,"ScannedCount":%d'
                    % (count, count))
             if page.last is not None:
@@ -141,6 +151,7 @@ class Reading:
             out["Items"] = items
         out["Count"] = ctx.returned = len(items)
         out["ScannedCount"] = page.scanned
+        self._count(ctx, page.scanned, len(items))
         if page.last is not None:
             out["LastEvaluatedKey"] = self.source.last_key(orjson.loads(page.last))
         if capacity is not None:
