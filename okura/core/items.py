@@ -102,23 +102,43 @@ async def write(ctx: Context, change: Change) -> Written:
     return (await _retried(ctx, (change,)))[0]
 
 
+class KeyOrder:
+    """Changes in one global key order (table id, hash key, range key), and results back
+    in request order. Writers that lock their items in this order cannot deadlock each
+    other, and of two transactions that want the same items the later one is refused at
+    the first item they share, before it holds any other (in request order each could
+    hold one item the other wants, and both would be cancelled)."""
+
+    def __init__(self, changes: list[Change]):
+        self.order = sorted(range(len(changes)), key=lambda i: (
+            changes[i].table.id, *(changes[i].at or changes[i].table.locate(changes[i].key))))
+        self.changes = [changes[i] for i in self.order]
+        # ConsumedCapacity lists tables in order of first use in the request
+        self.rank = {table.id: i for i, table in reversed(list(enumerate(
+            change.table for change in changes)))}
+
+    def back(self, values: list) -> list:
+        """Values of the changes in key order, in request order."""
+        out: list = [None] * len(values)
+        for position, i in enumerate(self.order):
+            out[i] = values[position]
+        return out
+
+    def charges_back(self, ledger: list, spent: int) -> None:
+        """The ledger's charges since `spent` in request order."""
+        ledger[spent:] = sorted(ledger[spent:], key=lambda charge: self.rank[charge[0].id])
+
+
 async def write_each(ctx: Context, changes: list[Change], admit: bool = True) -> list[Written]:
     """BatchWriteItem's checked puts and deletes of distinct items in one storage
-    transaction: one commit, not one per item. Rows are locked in one global order, so
-    two batches over the same items cannot deadlock; the results are in the order of
-    `changes`. `admit` False: the throughput gate has admitted them already."""
-    order = sorted(range(len(changes)), key=lambda i: (
-        changes[i].table.id, *(changes[i].at or changes[i].table.locate(changes[i].key))))
-    ledger = ctx.ledger
-    spent = len(ledger)
-    written = await _retried(ctx, [changes[i] for i in order], admit)
-    out: list = [None] * len(changes)
-    for position, i in enumerate(order):
-        out[i] = written[position]
-    # the charges in request order (ConsumedCapacity lists tables in order of first use)
-    rank = {table.id: i for i, table in reversed(list(enumerate(c.table for c in changes)))}
-    ledger[spent:] = sorted(ledger[spent:], key=lambda charge: rank[charge[0].id])
-    return out
+    transaction: one commit, not one per item, its rows locked in KeyOrder; the results
+    are in the order of `changes`. `admit` False: the throughput gate has admitted them
+    already."""
+    order = KeyOrder(changes)
+    spent = len(ctx.ledger)
+    written = order.back(await _retried(ctx, order.changes, admit))
+    order.charges_back(ctx.ledger, spent)
+    return written
 
 
 async def _retried(ctx: Context, changes, admit: bool = True) -> list[Written]:
@@ -135,7 +155,8 @@ async def _retried(ctx: Context, changes, admit: bool = True) -> list[Written]:
         except Conflict:
             del ledger[spent:]  # the lost attempt wrote nothing: it costs nothing
             if attempt == WRITE_ATTEMPTS - 1:
-                raise
+                # what DynamoDB answers a write that meets transactions in flight
+                raise errors.transaction_conflict() from None
         except Cancelled as cancelled:
             for change, old_size, reason in zip(changes, cancelled.old_sizes,
                                                 cancelled.reasons):
@@ -196,7 +217,9 @@ async def write_all(ctx: Context, changes, wait: bool = True,
             old_size = -1
             if read_all or change.needs_old or table.observes_old:
                 try:
-                    row = await unit.get(table.id, hk, rk, lock=True, wait=wait)
+                    # once refused, the write locks nothing more: its other items are
+                    # only read, for their reasons, and hold nobody else up
+                    row = await unit.get(table.id, hk, rk, lock=not refused, wait=wait)
                 except Locked:
                     if wait:  # a single write met a transaction: the unit is unusable
                         raise errors.transaction_conflict() from None

@@ -1,8 +1,8 @@
 """Transactions: many items written or read as one, and idempotency tokens.
 
-A write transaction is `items.write_all` run without waiting on locks: an item
-that another transaction holds refuses its change (TransactionConflict), as
-DynamoDB's transactions never queue behind each other. A read transaction reads
+A write transaction is `items.write_all` run without waiting on locks, its items in
+`items.KeyOrder`: an item that another transaction holds refuses its change
+(TransactionConflict), as DynamoDB's transactions never queue behind each other. A read transaction reads
 every item inside one storage transaction, so they come from one committed state.
 
 Idempotency tokens live in storage, shared by every node: a token is claimed (as
@@ -98,14 +98,20 @@ async def transact_write(ctx: Context, changes: list[items.Change], token: str |
     _admit_all(ctx, [(change.table, (change.at or change.table.locate(change.key))[0])
                      for change in changes if not change.by_service], True)
 
+    order = items.KeyOrder(changes)
+
     async def settle(unit: Transaction, written: list[items.Written]) -> None:
         # before_commit only with a token, and a claimed token comes with its outcome
         assert token is not None and outcome is not None
-        await unit.token_settle(token, outcome(written), db.clock.now() + TOKEN_LIFETIME)
+        await unit.token_settle(token, outcome(order.back(written)),
+                                db.clock.now() + TOKEN_LIFETIME)
+    spent = len(ctx.ledger)
     try:
-        return await items.write_all(ctx, changes, wait=False,
-                                     before_commit=None if token is None else settle,
-                                     transactional=True, admit=False)
+        written = await items.write_all(ctx, order.changes, wait=False,
+                                        before_commit=None if token is None else settle,
+                                        transactional=True, admit=False)
+        order.charges_back(ctx.ledger, spent)
+        return order.back(written)
     except BaseException as failure:
         if token is not None:
             async with db.engine.transaction() as unit:
@@ -114,7 +120,7 @@ async def transact_write(ctx: Context, changes: list[items.Change], token: str |
             raise errors.transaction_canceled([
                 reason(error, None if error is None or error.extra is None
                        else error.extra.get("Item"))
-                for error in failure.reasons]) from None
+                for error in order.back(failure.reasons)]) from None
         if isinstance(failure, Conflict):
             raise _conflicts(len(changes)) from None
         raise

@@ -779,14 +779,16 @@ def test_locked_row_refuses_a_reader_that_does_not_wait(postgres):
     asyncio.run(scenario())
 
 
+async def locked_read(engine) -> bytes | None:
+    """A single-item write's read of row (1, b"k")."""
+    async with engine.transaction() as unit:
+        return await _doc(unit, 1, b"k", b"", lock=True)
+
+
 def test_single_write_meeting_a_transaction_is_refused_not_queued(postgres):
     """As in DynamoDB, a single-item write (lock, wait) that meets a transaction (lock,
     no wait) in flight on its item is refused (Locked, reported as a
     TransactionConflictException), while behind another single-item write it waits."""
-
-    async def locked_read(engine):
-        async with engine.transaction() as unit:
-            return await _doc(unit, 1, b"k", b"", lock=True)
 
     async def scenario():
         async with postgres.engine() as one, postgres.engine() as two:
@@ -801,6 +803,32 @@ def test_single_write_meeting_a_transaction_is_refused_not_queued(postgres):
                 await asyncio.sleep(0.2)
                 assert not waiting.done()  # queued behind it, not refused
             assert await waiting == b"doc"
+
+    asyncio.run(scenario())
+
+
+def test_statement_cancelled_while_waiting_for_a_lock_surfaces_as_conflict(postgres):
+    """PostgreSQL cancels a statement for a lock timeout's second signal (57014, "due to
+    user request") or a statement_timeout: the unit ends with Conflict, as a lost race
+    does (a transaction is cancelled with TransactionConflict, a single write runs
+    again), never with an unexpected error."""
+
+    async def scenario():
+        async with postgres.engine() as one, postgres.engine() as two:
+            await put(one, 1, b"k", b"", b"doc")
+            async with one.transaction() as holder:
+                await _doc(holder, 1, b"k", b"", lock=True)
+                waiting = asyncio.ensure_future(locked_read(two))
+                cancelled = False
+                while not cancelled:  # until the waiting statement is found and cancelled
+                    await asyncio.sleep(0.05)
+                    cancelled = await one.pool.fetchval(
+                        "SELECT bool_or(pg_cancel_backend(pid)) FROM pg_stat_activity"
+                        " WHERE wait_event_type = 'Lock' AND query LIKE '%FOR NO KEY UPDATE'"
+                        " AND datname = current_database()")
+                with pytest.raises(Conflict):
+                    await waiting
+            assert await locked_read(two) == b"doc"  # the engine serves on
 
     asyncio.run(scenario())
 

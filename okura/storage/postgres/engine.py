@@ -16,9 +16,10 @@ needs and never fails a writer that merely waited:
 - Unlocked reads inside a transaction take FOR SHARE, so rows read together stay as
   read until COMMIT (reads that must agree do agree).
 
-Deadlocks between multi-row transactions, and serialization failures on engines
-that run everything SERIALIZABLE (CockroachDB), surface as storage.engine.Conflict
-after a rollback; the caller may run the unit again.
+Deadlocks between multi-row transactions, serialization failures on engines that run
+everything SERIALIZABLE (CockroachDB) and statements refused or cancelled for a lock
+not granted in time surface as storage.engine.Conflict after a rollback; the caller may
+run the unit again.
 
 Statements are prepared once per connection (asyncpg's statement cache). Upserts
 use INSERT ... ON CONFLICT, which CockroachDB and YugabyteDB also support.
@@ -37,18 +38,25 @@ from okura.storage.postgres.migrations import migrate
 _KEY = " WHERE tid=$1 AND hk=$2 AND rk=$3"
 _GET = "SELECT size, doc FROM items" + _KEY
 _GET_SHARED = _GET + " FOR SHARE"
-_GET_LOCKED = _GET + " FOR UPDATE"
 # Single-item writes: FOR NO KEY UPDATE queues them behind each other, and their probe
 # (FOR KEY SHARE NOWAIT) fails only against a transaction's FOR UPDATE, so a write that
 # meets a transaction in flight is refused as DynamoDB refuses it instead of waiting.
 _GET_WRITE = _GET + " FOR NO KEY UPDATE"
 _PROBE = "SELECT 1 FROM items" + _KEY + " FOR KEY SHARE NOWAIT"
-# Without waiting: every lock wait inside the savepoint fails at once (lock_timeout
-# also covers the claim's wait on another claim, which NOWAIT cannot express), and a
-# failure rolls back to the savepoint, so the transaction stays usable.
-_NOWAIT_BEGIN = "SAVEPOINT nowait; SET LOCAL lock_timeout = 1"
-_NOWAIT_END = "SET LOCAL lock_timeout TO DEFAULT; RELEASE SAVEPOINT nowait"
+# Without waiting (transactions): inside a savepoint, so that a refusal rolls back to it
+# and the transaction stays usable. A present row is locked with NOWAIT; the claim of an
+# absent row waits on another claim of it, which NOWAIT cannot express, so a lock_timeout
+# of 1 ms covers that statement alone. PostgreSQL's lock timeout signals the backend
+# twice (LockTimeoutHandler), so the statement after a timeout may be cancelled "due to
+# user request" too: both errors mean the lock was not available.
+_GET_NOWAIT = _GET + " FOR UPDATE NOWAIT"
+_GET_SHARED_NOWAIT = _GET + " FOR SHARE NOWAIT"
+_NOWAIT_BEGIN = "SAVEPOINT nowait"
+_NOWAIT_END = "RELEASE SAVEPOINT nowait"
 _NOWAIT_UNDO = "ROLLBACK TO SAVEPOINT nowait; RELEASE SAVEPOINT nowait"
+_TIMEOUT_SET = "SET LOCAL lock_timeout = 1"
+_TIMEOUT_RESET = "SET LOCAL lock_timeout TO DEFAULT"
+_REFUSED = (asyncpg.LockNotAvailableError, asyncpg.QueryCanceledError)
 _CLAIM = ("INSERT INTO items(tid, hk, rk, size, doc) VALUES($1, $2, $3, 0, NULL)"
           " ON CONFLICT DO NOTHING RETURNING true")
 _PUT = ("INSERT INTO items(tid, hk, rk, size, doc) VALUES($1, $2, $3, $4, $5)"
@@ -294,8 +302,9 @@ class _PostgresTransaction(_PostgresReader):
         self.claims: set[tuple[int, bytes, bytes]] = set()
         try:
             await self.connection.execute("BEGIN")
-        except BaseException:
+        except BaseException as failure:
             await self.pool.release(self.connection)
+            _raise_conflict(failure)
             raise
         return self
 
@@ -319,36 +328,47 @@ class _PostgresTransaction(_PostgresReader):
 
     async def get(self, tid: int, hk: bytes, rk: bytes, lock: bool = False,
                   wait: bool = True) -> tuple[int, bytes] | None:
+        connection = self.connection
         if wait:
             if lock:
                 try:
-                    await self.connection.fetchval(_PROBE, tid, hk, rk)
+                    await connection.fetchval(_PROBE, tid, hk, rk)
                 except asyncpg.LockNotAvailableError:
                     # The unit is aborted; it fails as a whole, which is what a single-item
                     # write refused by a transaction does.
                     raise Locked from None
-                return await self._read(tid, hk, rk, _GET_WRITE)
-            return await self._read(tid, hk, rk, None)
-        connection = self.connection
+                return await self._read(tid, hk, rk, _GET_WRITE, False)
+            return _sized(await connection.fetchrow(_GET_SHARED, tid, hk, rk))
         await connection.execute(_NOWAIT_BEGIN)
         try:
-            doc = await self._read(tid, hk, rk, _GET_LOCKED if lock else None)
-        except asyncpg.LockNotAvailableError:
-            await connection.execute(_NOWAIT_UNDO)
+            if lock:
+                doc = await self._read(tid, hk, rk, _GET_NOWAIT, True)
+            else:
+                doc = _sized(await connection.fetchrow(_GET_SHARED_NOWAIT, tid, hk, rk))
+        except _REFUSED:
+            try:
+                await connection.execute(_NOWAIT_UNDO)
+            except asyncpg.QueryCanceledError:  # the lock timeout's second signal
+                await connection.execute(_NOWAIT_UNDO)
             raise Locked from None
         await connection.execute(_NOWAIT_END)
         return doc
 
-    async def _read(self, tid: int, hk: bytes, rk: bytes,
-                    locked: str | None) -> tuple[int, bytes] | None:
-        """Read one row; `locked` (a locking SELECT) also claims an absent row."""
-        if locked is None:
-            return _sized(await self.connection.fetchrow(_GET_SHARED, tid, hk, rk))
+    async def _read(self, tid: int, hk: bytes, rk: bytes, locking: str,
+                    timed: bool) -> tuple[int, bytes] | None:
+        """Read and lock one row (`locking`: a locking SELECT), or claim it if absent;
+        `timed`: the claim's wait on another claim ends after 1 ms."""
+        connection = self.connection
         while True:
-            row = await self.connection.fetchrow(locked, tid, hk, rk)
+            row = await connection.fetchrow(locking, tid, hk, rk)
             if row is not None:
                 return _sized(row)
-            if await self.connection.fetchval(_CLAIM, tid, hk, rk):
+            if timed:
+                await connection.execute(_TIMEOUT_SET)
+            claimed = await connection.fetchval(_CLAIM, tid, hk, rk)
+            if timed:
+                await connection.execute(_TIMEOUT_RESET)
+            if claimed:
                 self.claims.add((tid, hk, rk))
                 return None
             # Another writer committed the row between our two statements: lock it.
@@ -397,8 +417,11 @@ async def _acquire(pool: asyncpg.Pool) -> asyncpg.Connection:
 
 
 def _raise_conflict(error: BaseException) -> None:
-    """Lost races (SQLSTATE class 40: serialization failure, deadlock) become Conflict."""
-    if isinstance(error, asyncpg.TransactionRollbackError):
+    """Every way PostgreSQL refuses a statement for a concurrent one becomes Conflict:
+    lost races (SQLSTATE class 40: serialization failure, deadlock), a lock not
+    available in time (55P03: a lock_timeout, okura's or the DSN's) and a cancelled
+    statement (57014: the lock timeout's second signal, or a statement_timeout)."""
+    if isinstance(error, (asyncpg.TransactionRollbackError, *_REFUSED)):
         raise Conflict(str(error)) from error
 
 
