@@ -205,13 +205,15 @@ async def write_all(ctx: Context, changes, wait: bool = True,
     async with engine.transaction() as unit:
         if engine.shared:
             await _check_catalog(unit, changes)
-        steps = []
+        steps: list = [None] * len(changes)
         refused = False
         # Read the current item only where something looks at it: a plain put into a
         # table without indexes or stream needs only the size it replaces, which
         # put_many tells (-1 until then).
         read_all = not wait or engine.shared
-        for change, (hk, rk) in zip(changes, located):
+        # a transaction locks its items in KeyOrder; what follows runs in request order
+        for i in range(len(changes)) if wait else KeyOrder(changes).order:
+            change, (hk, rk) = changes[i], located[i]
             table = change.table
             reason = old = None
             old_size = -1
@@ -235,7 +237,7 @@ async def write_all(ctx: Context, changes, wait: bool = True,
                     refused = True
             else:
                 refused = True
-            steps.append((change, hk, rk, old, old_size, new, size, reason))
+            steps[i] = (change, hk, rk, old, old_size, new, size, reason)
         if refused:
             raise Cancelled([step[7] for step in steps], [step[4] for step in steps])
         written: list[Written] = []

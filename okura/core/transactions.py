@@ -98,20 +98,14 @@ async def transact_write(ctx: Context, changes: list[items.Change], token: str |
     _admit_all(ctx, [(change.table, (change.at or change.table.locate(change.key))[0])
                      for change in changes if not change.by_service], True)
 
-    order = items.KeyOrder(changes)
-
     async def settle(unit: Transaction, written: list[items.Written]) -> None:
         # before_commit only with a token, and a claimed token comes with its outcome
         assert token is not None and outcome is not None
-        await unit.token_settle(token, outcome(order.back(written)),
-                                db.clock.now() + TOKEN_LIFETIME)
-    spent = len(ctx.ledger)
+        await unit.token_settle(token, outcome(written), db.clock.now() + TOKEN_LIFETIME)
     try:
-        written = await items.write_all(ctx, order.changes, wait=False,
-                                        before_commit=None if token is None else settle,
-                                        transactional=True, admit=False)
-        order.charges_back(ctx.ledger, spent)
-        return order.back(written)
+        return await items.write_all(ctx, changes, wait=False,
+                                     before_commit=None if token is None else settle,
+                                     transactional=True, admit=False)
     except BaseException as failure:
         if token is not None:
             async with db.engine.transaction() as unit:
@@ -120,7 +114,7 @@ async def transact_write(ctx: Context, changes: list[items.Change], token: str |
             raise errors.transaction_canceled([
                 reason(error, None if error is None or error.extra is None
                        else error.extra.get("Item"))
-                for error in order.back(failure.reasons)]) from None
+                for error in failure.reasons]) from None
         if isinstance(failure, Conflict):
             raise _conflicts(len(changes)) from None
         raise
