@@ -70,6 +70,8 @@ def main(argv: list[str] | None = None) -> None:
     serve.add_argument("--seed", metavar="FILE",
                        help="create the tables and items a JSON or YAML file describes, at "
                             "start (docs/admin.md)")
+    serve.add_argument("--no-console", dest="console", action="store_false", default=None,
+                       help="do not serve the console under /console/ (docs/console.md)")
     _backup_commands(commands)
     _transfer_commands(commands)
     _advise_command(commands)

@@ -45,6 +45,7 @@ class Settings:
     seed: str = ""                    # a JSON/YAML file of tables and items loaded at start
     faults: list = field(default_factory=list)  # [[faults]] rules injected from the start
     throttling: str = "shadow"        # off | shadow | enforce: capacity limits (docs/throttling.md)
+    console: bool = True              # the console's pages under /console/ (docs/console.md)
 
     def merged(self, **overrides) -> "Settings":
         given = {key: value for key, value in overrides.items() if value is not None}

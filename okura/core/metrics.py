@@ -26,6 +26,7 @@ read).
 from __future__ import annotations
 
 import math
+from collections import deque
 from typing import TYPE_CHECKING
 
 from okura.errors import THROTTLING_ERRORS, DynamoError
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from okura.core.indexes import Index
 
 PERIOD = 60.0  # seconds: CloudWatch's one-minute statistics
+HISTORY = 60  # complete periods kept for the console's graphs (an hour of okura's clock)
 FOLD = 512  # samples a pending list holds before it folds
 # Operations whose ReturnedItemCount CloudWatch publishes.
 RETURNING = frozenset(("Query", "Scan", "ExecuteStatement"))
@@ -148,7 +150,7 @@ def _fold(samples: Stat, values: list, scale: float = 1.0) -> None:
 
 class Metrics:
     __slots__ = ("clock", "number", "current", "last", "pending", "access_denials",
-                 "injected_faults", "since", "usage")
+                 "injected_faults", "since", "usage", "history")
 
     def __init__(self, clock: Clock):
         self.clock = clock
@@ -163,6 +165,8 @@ class Metrics:
         self.since = clock.now()  # when `usage` began
         # (region, table name, table id): its tally (a table made again is a new one)
         self.usage: dict[tuple[str, str, int], Tally] = {}
+        # (number, period) of the last complete periods that saw requests, oldest first
+        self.history: deque[tuple[int, Period]] = deque(maxlen=HISTORY)
 
     def _number_now(self) -> int:
         return math.floor(self.clock.now() / PERIOD)
@@ -179,6 +183,8 @@ class Metrics:
         if number != self.number:
             # a period that saw no request is an empty one
             self.last = self.current if number == self.number + 1 else Period()
+            if self.current.tables:
+                self.history.append((self.number, self.current))
             self.current = Period()
             self.number = number
 

@@ -19,6 +19,8 @@ Documented in docs/admin.md.
   throttled keys (core/insights.py)
 - GET /okura/usage[?region=R], GET /okura/advice[?region=R&sample=N]: the design
   advisor's traffic tallies and report (server/advice.py)
+- GET /okura/metrics?table=T[&region=R]: a table's metrics period by period over the
+  last hour, for the console's graphs (server/metric_series.py)
 
 With --auth enforce every admin request is signed (SigV4, service dynamodb) with one of
 the auth config's admin_access_key_ids, else 403.
@@ -35,7 +37,7 @@ from okura.access.guard import RAW
 from okura.core.faults import FaultError
 from okura.core.reset import drop_everything
 from okura.core.throughput import MODES
-from okura.server import advice, seeding
+from okura.server import advice, metric_series, seeding
 
 if TYPE_CHECKING:
     from okura.core.clock import Clock
@@ -80,6 +82,8 @@ async def handle(app: App, method: bytes, path: bytes, body: bytes,
         return await advice.handle(app, method, path)
     if route == b"/okura/throttling":
         return _throttling(app, method, body)
+    if route == metric_series.PATH:
+        return await metric_series.reply(app, method, path)
     if route != b"/okura/clock":
         return _error(404, "no such admin endpoint")
     clock = app.db.clock

@@ -26,7 +26,7 @@ from okura.core.capacity import Ledger
 from okura.core.context import Context
 from okura.core.database import Database
 from okura.core.faults import DropConnection
-from okura.server import admin, lambda_api, prometheus
+from okura.server import admin, console, lambda_api, prometheus
 from okura.server.codings import (  # decode_body: app.py takes it from here
     COMPRESS_OVER, MAX_BODY, accepted, compress, decode_body)
 
@@ -260,6 +260,9 @@ class HttpProtocol(asyncio.Protocol):
             if path == prometheus.PATH and method in (b"GET", b"HEAD"):
                 self._own(prometheus.reply(self.app.db), prometheus.CONTENT_TYPE, method,
                           headers, keep_alive)
+            elif (path.startswith(console.PREFIX) and method in (b"GET", b"HEAD")
+                  and self.app.console is not None):
+                self._page(self.app.console.get(path), method, keep_alive)
             else:
                 self._other_method(method, path, headers, keep_alive)
             return
@@ -310,6 +313,14 @@ class HttpProtocol(asyncio.Protocol):
         self._emit(lambda closing, error: _reply_bytes(
             200, b"healthy: " + host.encode("latin-1") + b" ", closing, b"text/plain",
             request_id, _cors(headers), method != b"HEAD"), keep_alive)
+
+    def _page(self, page: tuple[int, bytes, bytes], method: bytes, keep_alive: bool) -> None:
+        """One of the console's files (server/console.py)."""
+        status, body, content_type = page
+        request_id = next(self.app.request_ids)
+        self._emit(lambda closing, error: _reply_bytes(
+            status, body, closing, content_type, request_id, console.HEADERS,
+            method != b"HEAD"), keep_alive)
 
     def _own(self, coro, content_type: bytes, method, headers, keep_alive) -> None:
         """One of okura's own endpoints (admin, metrics): `coro` gives (status, body)."""

@@ -1,0 +1,61 @@
+"""The console's browser tests: one okura server and one headless Chromium (the system's,
+driven by Playwright) per module; screenshots go to test-artifacts/console/."""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Server
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "console"
+# Each wait on the page gives up after this long (ms): conditions, never sleeps.
+TIMEOUT = 10_000
+
+
+def chromium_path() -> str | None:
+    for candidate in (os.environ.get("OKURA_CHROMIUM"), shutil.which("chromium"),
+                      shutil.which("chromium-browser"), shutil.which("google-chrome")):
+        if candidate and os.path.exists(candidate):
+            return candidate
+    return None
+
+
+@pytest.fixture(scope="module")
+def console_server():
+    server = Server("--status-delay", "0")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    executable = chromium_path()
+    if executable is None:
+        pytest.skip("no Chromium installed (apt-get install chromium, or set OKURA_CHROMIUM)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, headless=True,
+                                              args=["--no-sandbox"])
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser, console_server):
+    context = browser.new_context(viewport={"width": 1366, "height": 900})
+    opened = context.new_page()
+    opened.set_default_timeout(TIMEOUT)
+    errors: list[str] = []
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+    opened.base = console_server.url + "/console/"
+    yield opened
+    context.close()
+    assert not errors, f"the page raised: {errors}"
+
+
+def screenshot(page, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
