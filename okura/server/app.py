@@ -22,7 +22,7 @@ from okura.core.history import keep as keep_histories
 from okura.core.transfer.objects import store_for
 from okura.core.ttl.sweeper import Sweeper
 from okura.access.guard import Guard
-from okura.server import auth, console, startup, tls
+from okura.server import auth, startup, tls
 from okura.server.guarded import GuardedProtocol, guard_app, identities_of
 from okura.server.http import HttpProtocol, Outbox, Request, decode_body, request_ids
 from okura.server.router import ROUTES
@@ -52,8 +52,6 @@ class App:
         self.fault_rules = db.faults.rules
         # Tables with Contributor Insights on (core/insights.py): empty, one test more
         self.insight_tables = db.insights.watched
-        # The console's pages (server/console.py), or None with --no-console
-        self.console = console.Pages() if settings.console else None
 
     async def dispatch(self, request: Request, raw: bytes) -> tuple[int, bytes]:
         """Run one DynamoDB request; every failure becomes DynamoDB's error reply. Its

@@ -1,8 +1,10 @@
 """The console (docs/console.md): the static pages of okura/console/static, served under
-/console/ (GET and HEAD), read once when the server starts. The pages call the DynamoDB
-API and the admin endpoints like any client; nothing here knows of them."""
+/console/ (GET and HEAD; not with --no-console), read once, at the first request. The
+pages call the DynamoDB API and the admin endpoints like any client; nothing here knows
+of them."""
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 PREFIX = b"/console"
@@ -32,3 +34,13 @@ class Pages:
 
     def get(self, path: bytes) -> tuple[int, bytes, bytes]:
         return self.files.get(path, NOT_FOUND)
+
+
+@cache
+def _shipped() -> Pages:
+    return Pages()
+
+
+def page(path: bytes) -> tuple[int, bytes, bytes]:
+    """(status, body, content type) of a GET of `path` (under PREFIX)."""
+    return _shipped().get(path)

@@ -261,8 +261,8 @@ class HttpProtocol(asyncio.Protocol):
                 self._own(prometheus.reply(self.app.db), prometheus.CONTENT_TYPE, method,
                           headers, keep_alive)
             elif (path.startswith(console.PREFIX) and method in (b"GET", b"HEAD")
-                  and self.app.console is not None):
-                self._page(self.app.console.get(path), method, keep_alive)
+                  and self.app.settings.console):
+                self._page(console.page(path), method, keep_alive)
             else:
                 self._other_method(method, path, headers, keep_alive)
             return

@@ -1,0 +1,116 @@
+"""The console's PartiQL, Streams, Capacity and Operations pages in a real browser
+(docs/console.md)."""
+from __future__ import annotations
+
+import json
+import urllib.request
+
+import pytest
+
+from browser_fixtures import browser, console_server, page, screenshot  # noqa: F401 (fixtures)
+
+expect = pytest.importorskip("playwright.sync_api").expect
+
+
+def _table(ddb, name: str, **extra) -> None:
+    ddb.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
+                     KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+                     AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}], **extra)
+
+
+def _okura_now(server) -> float:
+    with urllib.request.urlopen(server.url + "/okura/clock") as reply:
+        return json.load(reply)["now"]
+
+
+def test_partiql_with_parameters_and_history(page, console_server):
+    ddb = console_server.client()
+    _table(ddb, "notes")
+    ddb.put_item(TableName="notes", Item={"id": {"S": "n1"}, "text": {"S": "hello"}})
+    ddb.put_item(TableName="notes", Item={"id": {"S": "n2"}, "text": {"S": "other"}})
+    page.goto(page.base + "#/partiql")
+    page.get_by_label("Statement").fill('SELECT * FROM "notes" WHERE "id" = ?')
+    page.get_by_label("Parameters").fill('["n1"]')
+    page.get_by_role("button", name="Run").click()
+    expect(page.get_by_role("caption")).to_have_text("1 items")
+    expect(page.get_by_role("row", name="n1 hello")).to_be_visible()
+    history = page.get_by_role("listitem").filter(has_text='SELECT * FROM "notes"')
+    expect(history).to_have_count(1)
+    page.get_by_label("Statement").fill('SELECT * FROM "nothing"')
+    page.get_by_label("Parameters").fill("")
+    page.get_by_role("button", name="Run").click()  # DynamoDB's error, verbatim
+    expect(page.get_by_role("status").first).to_have_text(
+        "ResourceNotFoundException: Requested resource not found")
+    page.reload()  # the history outlives the page
+    page.get_by_role("button", name='SELECT * FROM "notes" WHERE "id" = ?').click()
+    expect(page.get_by_label("Statement")).to_have_value('SELECT * FROM "notes" WHERE "id" = ?')
+    screenshot(page, "partiql")
+
+
+def test_stream_records_appear_and_a_ttl_expiry_goes_when_the_clock_moves(page, console_server):
+    ddb = console_server.client()
+    _table(ddb, "sessions", StreamSpecification={"StreamEnabled": True,
+                                                 "StreamViewType": "NEW_AND_OLD_IMAGES"})
+    ddb.update_time_to_live(TableName="sessions", TimeToLiveSpecification={
+        "Enabled": True, "AttributeName": "expires"})
+    page.goto(page.base + "#/streams/sessions")
+    records = page.get_by_role("list", name="Stream records")
+    expect(page.get_by_text("0 records read")).to_be_visible()
+    expires = int(_okura_now(console_server)) + 600
+    ddb.put_item(TableName="sessions", Item={"id": {"S": "s1"},
+                                             "expires": {"N": str(expires)}})
+    expect(records.get_by_role("listitem")).to_have_count(1)
+    expect(records).to_contain_text("INSERT")
+    expect(records).to_contain_text('New image: {"id":"s1","expires":%d}' % expires)
+    screenshot(page, "streams")
+
+    page.goto(page.base + "#/operations")
+    shown = page.get_by_label("okura's time")
+    expect(shown).not_to_be_empty()
+    before = shown.text_content()
+    page.get_by_role("button", name="+1 hour").click()
+    expect(shown).not_to_have_text(before)
+    assert _okura_now(console_server) > expires
+    screenshot(page, "operations")
+    page.goto(page.base + "#/streams/sessions")  # the sweeper's delete, as it comes
+    expect(records).to_contain_text("REMOVE")
+    expect(records).to_contain_text("by dynamodb.amazonaws.com")
+    page.goto(page.base + "#/items/sessions")
+    expect(page.get_by_text("No items on this page.")).to_be_visible()
+
+
+def test_a_capacity_graph_moves_with_the_writes(page, console_server):
+    ddb = console_server.client()
+    _table(ddb, "metered")
+    page.goto(page.base + "#/capacity/metered")
+    writes = page.locator('figure[data-chart="Write capacity, metered"] svg')
+    expect(writes).to_have_attribute("data-last", "0")
+    for n in range(20):
+        ddb.put_item(TableName="metered", Item={"id": {"S": f"k{n}"}})
+    expect(writes).not_to_have_attribute("data-last", "0")
+    assert float(writes.get_attribute("data-last")) > 0
+    expect(page.locator('figure[data-chart="Latency, metered"]')).to_contain_text("PutItem")
+    screenshot(page, "capacity")
+
+
+def test_operations_faults_and_backups(page, console_server):
+    ddb = console_server.client()
+    _table(ddb, "archive")
+    page.goto(page.base + "#/operations")
+    faults = page.get_by_role("region", name="Faults")
+    expect(faults).to_contain_text("No fault rules.")
+    faults.get_by_label("Rule (JSON, docs/admin.md)").fill(
+        '{"operation": "DeleteItem", "table": "archive", "error": "InternalServerError"}')
+    faults.get_by_role("button", name="Add rule").click()
+    expect(faults.get_by_role("row").filter(has_text="DeleteItem")).to_contain_text("archive")
+    faults.get_by_role("button", name="Clear all rules").click()
+    expect(faults).to_contain_text("No fault rules.")
+    backups = page.get_by_role("region", name="Backups")
+    backups.get_by_label("Table to back up").select_option("archive")
+    backups.get_by_label("Backup name").fill("before-migration")
+    backups.get_by_role("button", name="Create backup").click()
+    expect(backups.get_by_role("row").filter(has_text="before-migration")).to_contain_text("archive")
+    assert [b["BackupName"] for b in ddb.list_backups(TableName="archive")["BackupSummaries"]] == [
+        "before-migration"]
+    expect(page.get_by_role("region", name="Event source mappings")).to_contain_text(
+        "No event source mappings")
