@@ -32,6 +32,7 @@ async def usage(app: App, region: str) -> dict:
     """The traffic of every table of `region` since this node started (core/metrics.py);
     that of tables since deleted, or deleted and made again, is left out."""
     metrics = app.db.metrics
+    metrics.roll()  # fold the requests not yet counted
     tables = {}
     for (where, name, tid), tally in list(metrics.usage.items()):
         if where == region:
