@@ -31,11 +31,15 @@ class Refused(Exception):
     """The endpoint refused a request (an error reply)."""
 
 
-def gather(call: Call, observe: Observe, region: str, sample: int) -> tuple[list[TableView], bool]:
+def gather(call: Call, observe: Observe, region: str,
+           sample: int | None) -> tuple[list[TableView], bool]:
     """Every table of the endpoint's region, and whether access control is on (okura's
-    --auth, as /okura/usage says; real DynamoDB: always)."""
+    --auth, as /okura/usage says; real DynamoDB: always). `sample` None: an okura's tables
+    are sampled by DEFAULT_SAMPLE items, another endpoint's not at all."""
     usage = observe(f"/okura/usage?region={urllib.parse.quote(region)}")
     access_control = usage is None or usage.get("auth", "off") != "off"
+    if sample is None:
+        sample = DEFAULT_SAMPLE if usage is not None else 0
     names: list[str] = []
     start: dict = {}
     while True:
@@ -70,7 +74,8 @@ def _table(call: Call, observe: Observe, name: str, region: str, sample: int,
         view.pitr = {"Enabled": pitr.get("PointInTimeRecoveryStatus") == "ENABLED",
                      "RecoveryPeriodInDays": pitr.get("RecoveryPeriodInDays")}
     policy = _optional(call, "GetResourcePolicy", {"ResourceArn": description["TableArn"]})
-    view.policies = [policy["Policy"]] if policy and policy.get("Policy") else []
+    view.policies = ([policy["Policy"]] if policy and policy.get("Policy") else []) + (
+        usage or {}).get("policies", [])
     listed = _optional(call, "ListBackups", {"TableName": name})
     if listed is not None:
         view.backup_bytes = sum(b.get("BackupSizeBytes") or 0
@@ -124,8 +129,7 @@ def _snake(operation: str) -> str:
 def from_endpoint(endpoint: str | None, region: str,
                   sample: int | None) -> tuple[list[TableView], bool]:
     """The tables at `endpoint` (None: AWS's own, with the user's credentials: the usual
-    AWS variables and profiles). `sample` None: an okura's tables are sampled by
-    DEFAULT_SAMPLE items, DynamoDB's not at all."""
+    AWS variables and profiles), as `gather` finds them."""
     from botocore.exceptions import BotoCoreError, ClientError
 
     from okura.backup_commands import client as make_client
@@ -148,8 +152,6 @@ def from_endpoint(endpoint: str | None, region: str,
             return None  # not an okura (or not this okura's path)
 
     try:
-        usage = observe(f"/okura/usage?region={urllib.parse.quote(region)}")
-        count = sample if sample is not None else DEFAULT_SAMPLE if usage is not None else 0
-        return gather(call, observe, region, count)
+        return gather(call, observe, region, sample)
     except BotoCoreError as error:
         raise Refused(str(error)) from None

@@ -40,7 +40,23 @@ async def usage(app: App, region: str) -> dict:
             if table is not None and table.id == tid:
                 tables[name] = tally.as_json()
     return {"since": metrics.since, "seconds": max(0.0, app.db.clock.now() - metrics.since),
-            "auth": app.settings.auth, "tables": tables}
+            "auth": app.settings.auth, "policies": _identity_policies(app), "tables": tables}
+
+
+def _identity_policies(app: App) -> list[str]:
+    """The identity-based policies of the auth config (docs/access.md) while auth is on,
+    as JSON texts: what the multi-tenant rule looks for dynamodb:LeadingKeys in. Only the
+    policy documents: never keys or secrets."""
+    settings = app.settings
+    if settings.auth == "off" or not settings.auth_config:
+        return []
+    try:
+        with open(settings.auth_config, "rb") as handle:
+            config = orjson.loads(handle.read())
+    except (OSError, orjson.JSONDecodeError):
+        return []  # it was read at start; a file changed since is not this endpoint's to judge
+    return [orjson.dumps(policy).decode() for entry in
+            config.get("users", []) + config.get("roles", []) for policy in entry.get("policies", [])]
 
 
 async def _observe(app: App, path: str) -> dict | None:

@@ -9,6 +9,7 @@ import pytest
 
 from advisor_common import (advise, build, good_design, okura_server, own_server,  # noqa: F401
                             rules_of, variant)
+from conftest import Server
 from okura.advisor.rules import CATALOGUE
 
 
@@ -149,3 +150,58 @@ def test_text_and_markdown(okura_server, capsys):
     cli.main(["advise", "--endpoint", okura_server.url, "--format", "markdown"])
     markdown = capsys.readouterr().out
     assert "| warning | prod-shop-order |  | pitr-off |" in markdown
+
+
+def _tenant_server(tmp_path, leading_keys: bool) -> Server:
+    statement: dict = {"Effect": "Allow", "Action": "dynamodb:*", "Resource": "*"}
+    if leading_keys:
+        statement["Condition"] = {"ForAllValues:StringEquals": {
+            "dynamodb:LeadingKeys": ["${aws:PrincipalTag/TenantID}"]}}
+    config = tmp_path / "auth.json"
+    config.write_text(json.dumps({"users": [{
+        "name": "app", "access_key_id": "AKIAAPP", "secret_access_key": "app-secret",
+        "policies": [{"Version": "2012-10-17", "Statement": [statement]}]}]}))
+    return Server("--auth", "warn", "--auth-config", str(config))
+
+
+@pytest.mark.parametrize("leading_keys", [False, True])
+def test_a_multi_tenant_table_under_okuras_access_control(tmp_path, leading_keys):
+    server = _tenant_server(tmp_path, leading_keys)
+    try:
+        design = variant(BREAKERS["multi-tenant-leading-keys"])
+        design["policy"] = None  # the identity policies of --auth are what is checked
+        name = build(server.client(key="AKIAAPP"), design)
+        report = advise("--endpoint", server.url)
+        expected = set() if leading_keys else {"multi-tenant-leading-keys"}
+        assert rules_of(report, name, severe=True) == expected
+    finally:
+        server.stop()
+
+
+def test_another_dynamodb_endpoint_is_read_without_a_scan_unless_asked():
+    from moto.server import ThreadedMotoServer
+
+    from conftest import free_port
+
+    port = free_port()
+    moto = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    moto.start()
+    try:
+        url = f"http://127.0.0.1:{port}"
+        import boto3
+        ddb = boto3.client("dynamodb", endpoint_url=url, region_name="us-east-1",
+                           aws_access_key_id="testing", aws_secret_access_key="testing")
+        design = variant(BREAKERS["attribute-snake-case"])
+        design["create"].pop("DeletionProtectionEnabled")  # not every endpoint knows it
+        design["pitr_days"] = 0
+        name = build(ddb, design)
+        described = advise("--endpoint", url)
+        assert "attribute-snake-case" not in rules_of(described, name)  # no items read
+        assert {"pitr-off", "deletion-protection-off"} <= rules_of(described, name)
+        # neither traffic nor size known: no cost line
+        assert name not in {c["table"] for c in described["cost"]["tables"]}
+        sampled = advise("--endpoint", url, "--sample", "10")
+        finding = next(f for f in sampled["findings"] if f["rule"] == "attribute-snake-case")
+        assert finding["evidence"]["names"] == ["OrderNote"]
+    finally:
+        moto.stop()
