@@ -745,3 +745,33 @@ def test_requests_right_after_a_clock_move_count_in_the_new_period(request, node
     assert "now" in json.loads(moved) and json.loads(put_reply) == {}
     page = completed(node)  # the put's period is the last complete one
     assert page.stats("consumed_write_capacity_units", table_name=table) == stat_of([1.0])
+
+
+# --- GET /okura/metrics: a table's periods, for the console ------------------------------
+
+def test_a_tables_periods_over_the_last_hour(node, ddb):
+    name = unique_name()
+    ddb.create_table(TableName=name, KeySchema=KEY, BillingMode="PAY_PER_REQUEST",
+                     AttributeDefinitions=PK + [{"AttributeName": "g", "AttributeType": "S"}],
+                     GlobalSecondaryIndexes=[{"IndexName": "by-g", "Projection": {
+                         "ProjectionType": "KEYS_ONLY"}, "KeySchema": [
+                         {"AttributeName": "g", "KeyType": "HASH"}]}])
+    settle(node)
+    for n in range(3):
+        ddb.put_item(TableName=name, Item={"pk": {"S": f"k{n}"}, "g": {"S": "x"}})
+    advance(node, 60)  # ends the period: the next put is in another
+    ddb.put_item(TableName=name, Item={"pk": {"S": "k3"}, "g": {"S": "x"}})
+    status, reply = admin(node, "GET", path=f"/okura/metrics?table={name}&region={REGION}")
+    assert status == 200 and reply["table"] == name and reply["period"] == 60
+    points = reply["points"]
+    starts = [point["start"] for point in points]
+    assert starts == sorted(set(starts)) and all(start % 60 == 0 for start in starts)
+    assert 0 < points[-1]["seconds"] <= 60 and points[-1]["start"] <= reply["now"]
+    mine = [point for point in points if point["consumed"]]
+    assert len(mine) >= 2  # the clock's move parted them
+    assert sum(p["consumed"][""]["write"] for p in mine) == 4
+    assert sum(p["consumed"]["by-g"]["write"] for p in mine) == 4
+    assert sum(p["operations"]["PutItem"]["requests"] for p in mine) == 4
+    assert all(p["operations"]["PutItem"]["ms"] > 0 for p in mine)
+    assert admin(node, "GET", path="/okura/metrics")[0] == 400
+    assert admin(node, "POST", b"{}", path=f"/okura/metrics?table={name}")[0] == 405

@@ -175,3 +175,47 @@ def test_with_access_control_the_console_acts_with_the_keys_it_is_given(browser,
             "authorized to perform: dynamodb:PutItem")
     finally:
         context.close()
+
+
+def test_pages_forward_and_back_sorting_columns_and_regions(page, console_server):
+    ddb = console_server.client(region="eu-west-1")
+    ddb.create_table(TableName="events", BillingMode="PAY_PER_REQUEST",
+                     KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+                     AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "N"}])
+    for n in range(60):
+        ddb.put_item(TableName="events", Item={"id": {"N": str(n)}, "size": {"N": str(n % 7)}})
+    console_server.client().create_table(
+        TableName="home", BillingMode="PAY_PER_REQUEST",
+        KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}])
+    page.goto(page.base + "#/tables")
+    expect(page.get_by_role("row").filter(has_text="home")).to_be_visible()
+    page.get_by_label("Region").fill("eu-west-1")
+    page.get_by_label("Region").press("Enter")
+    expect(page.get_by_role("row").filter(has_text="events")).to_contain_text("60")
+    expect(page.get_by_role("row").filter(has_text="home")).to_have_count(0)
+    page.get_by_role("link", name="events").click()
+    page.get_by_label("Items per page").select_option("25")
+    page.get_by_role("button", name="Run").click()
+    caption = page.get_by_role("caption")
+    expect(caption).to_have_text("Page 1: 25 items returned, 25 read")
+    first = page.get_by_role("row").nth(1).text_content()
+    page.get_by_role("button", name="Next page →").click()
+    expect(caption).to_have_text("Page 2: 25 items returned, 25 read")
+    page.get_by_role("button", name="Next page →").click()
+    expect(caption).to_have_text("Page 3: 10 items returned, 10 read")
+    expect(page.get_by_role("button", name="Next page →")).to_be_disabled()
+    page.get_by_role("button", name="← Previous page").click()
+    page.get_by_role("button", name="← Previous page").click()
+    expect(caption).to_have_text("Page 1: 25 items returned, 25 read")
+    expect(page.get_by_role("row").nth(1)).to_have_text(first)
+    page.get_by_role("button", name="size").click()  # sorts the page by size, numerically
+    sizes = page.locator("tbody tr td:nth-child(2)")
+    expect(sizes.first).to_have_text("0")
+    page.get_by_role("button", name="size ▲").click()
+    expect(sizes.first).to_have_text("6")
+    page.get_by_text("Columns (2 of 2)").click()
+    page.get_by_role("checkbox", name="size").uncheck()
+    expect(page.get_by_role("columnheader")).to_have_count(1)
+    page.get_by_label("Region").fill("us-east-1")
+    page.get_by_label("Region").press("Enter")

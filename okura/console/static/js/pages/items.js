@@ -68,9 +68,10 @@ export function render(view, [tableName]) {
   const body = h("div");
   view.append(h("div", { class: "toolbar" }, h("h1", {}, "Items")), message, body);
   act(message, async () => {
-    const { picker } = await tablePicker("items", tableName);
+    const [{ picker }, table] = await Promise.all([tablePicker("items", tableName),
+      tableName ? describe(tableName) : null]);
     body.append(h("div", { class: "toolbar" }, field("Table", picker)));
-    if (tableName) body.append(await explorer(await describe(tableName), message));
+    if (table) body.append(await explorer(table, message));
   });
 }
 
@@ -149,7 +150,7 @@ async function explorer(table, message) {
   const drawPage = () => {
     const names = columns();
     columnsBox.replaceChildren(h("summary", {}, `Columns (${names.length - hidden.size} of ${names.length})`),
-      names.map((name) => h("label", { class: "field check" }, h("input", {
+      ...names.map((name) => h("label", { class: "field check" }, h("input", {
         type: "checkbox", checked: !hidden.has(name),
         onchange: (event) => {
           if (event.target.checked) hidden.delete(name); else hidden.add(name);
