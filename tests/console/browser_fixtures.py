@@ -24,8 +24,10 @@ def chromium_path() -> str | None:
 
 
 @pytest.fixture(scope="module")
-def console_server():
-    server = Server("--status-delay", "0")
+def console_server(tmp_path_factory):
+    s3 = tmp_path_factory.mktemp("s3")
+    (s3 / "exports").mkdir()  # a bucket
+    server = Server("--status-delay", "0", "--s3-dir", str(s3))
     yield server
     server.stop()
 

@@ -59,9 +59,25 @@ def test_create_a_table_with_a_global_index(page, console_server):
     expect(row).to_contain_text("NEW_AND_OLD_IMAGES")
     expect(row).to_contain_text("expires")
     screenshot(page, "tables")
-    table = console_server.client().describe_table(TableName="orders")["Table"]
+    ddb = console_server.client()
+    table = ddb.describe_table(TableName="orders")["Table"]
     assert table["GlobalSecondaryIndexes"][0]["KeySchema"] == [
         {"AttributeName": "status", "KeyType": "HASH"}]
+
+    row.get_by_role("button", name="Edit").click()  # protect it: it cannot be deleted
+    editor = page.get_by_role("dialog", name="Update orders")
+    editor.get_by_label("Deletion protection").check()
+    editor.get_by_role("button", name="Update table").click()
+    expect(editor.get_by_role("status")).to_have_text("Done.")
+    editor.get_by_role("button", name="Close").click()
+    expect(row.get_by_role("cell").nth(10)).to_have_text("on")  # Deletion protection
+    row.get_by_role("button", name="Delete").click()
+    confirm = page.get_by_role("dialog", name="Delete orders?")
+    confirm.get_by_role("button", name="Delete").click()
+    with pytest.raises(ClientError) as refused:
+        ddb.delete_table(TableName="orders")
+    error = refused.value.response["Error"]
+    expect(confirm.get_by_role("status")).to_have_text(f"{error['Code']}: {error['Message']}")
 
 
 def test_add_edit_and_query_an_item(page, console_server):
@@ -118,13 +134,21 @@ def test_add_edit_and_query_an_item(page, console_server):
     page.get_by_label("Partition key status").fill("shipped")
     page.get_by_role("button", name="Run").click()
     expect(page.get_by_role("caption")).to_contain_text("2 items returned")
+    page.get_by_role("button", name="Add filter").click()
+    page.get_by_label("Filter attribute").fill("lines")
+    page.get_by_label("Filter operator").select_option("attribute_exists")
+    page.get_by_role("button", name="Run").click()
+    expect(page.get_by_role("caption")).to_contain_text("1 items returned, 2 read")
+    expect(page.get_by_label("Request")).to_contain_text(
+        '"FilterExpression": "attribute_exists(#n1)"')
     expect(page.get_by_label("Request")).to_contain_text('"KeyConditionExpression": "#n0 = :v0"')
     screenshot(page, "items")
     reads = [json.loads(r["body"]) for r in requests if r["target"].endswith((".Scan", ".Query"))]
     assert reads and all(0 < read["Limit"] <= 1000 for read in reads)  # never a whole table
     query = reads[-1]
     assert query["IndexName"] == "by-status" and query["ExpressionAttributeValues"] == {
-        ":v0": {"S": "shipped"}}
+        ":v0": {"S": "shipped"}} and query["ExpressionAttributeNames"] == {
+        "#n0": "status", "#n1": "lines"}
     assert re.fullmatch(r"DynamoDB_20120810\.Query", [r["target"] for r in requests
                                                      if r["target"]][-1])
 

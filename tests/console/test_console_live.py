@@ -90,6 +90,12 @@ def test_a_capacity_graph_moves_with_the_writes(page, console_server):
     expect(writes).not_to_have_attribute("data-last", "0")
     assert float(writes.get_attribute("data-last")) > 0
     expect(page.locator('figure[data-chart="Latency, metered"]')).to_contain_text("PutItem")
+    page.get_by_role("button", name="Turn Contributor Insights on").click()
+    expect(page.get_by_text("Contributor Insights: ENABLED")).to_be_visible()
+    ddb.get_item(TableName="metered", Key={"id": {"S": "k7"}})
+    page.reload()  # hot keys are read when the page opens
+    hot = page.get_by_role("table").filter(has_text="metered: PKC")
+    expect(hot.get_by_role("row", name='{"id":{"S":"k7"}} 1')).to_be_visible()
     screenshot(page, "capacity")
 
 
@@ -114,3 +120,14 @@ def test_operations_faults_and_backups(page, console_server):
         "before-migration"]
     expect(page.get_by_role("region", name="Event source mappings")).to_contain_text(
         "No event source mappings")
+    pitr = backups.get_by_role("row").filter(has_text="archive")
+    pitr.get_by_role("button", name="Turn on").click()
+    expect(backups.get_by_role("row").filter(has_text="archive").last).to_contain_text("ENABLED")
+    transfers = page.get_by_role("region", name="Exports and imports")
+    expect(transfers).to_contain_text("No exports.")
+    transfers.get_by_label("Table to export").select_option("archive")
+    transfers.get_by_label("Export bucket").fill("exports")
+    transfers.get_by_role("button", name="Export").click()
+    # followed until it is done (the section polls while a job is in progress)
+    expect(transfers.get_by_role("row").filter(has_text="s3://exports/")).to_contain_text(
+        "COMPLETED")
