@@ -27,7 +27,12 @@ def chromium_path() -> str | None:
 def console_server(tmp_path_factory):
     s3 = tmp_path_factory.mktemp("s3")
     (s3 / "exports").mkdir()  # a bucket
-    server = Server("--status-delay", "0", "--s3-dir", str(s3))
+    code = tmp_path_factory.mktemp("functions")
+    (code / "console_functions.py").write_text("def accept(event, context):\n    return None\n")
+    (code / "okura.toml").write_text(
+        f'[functions.accept]\nhandler = "console_functions:accept"\ncode = "{code}"\n')
+    server = Server("--status-delay", "0", "--s3-dir", str(s3),
+                    "--config", str(code / "okura.toml"))
     yield server
     server.stop()
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 import urllib.request
 
 import pytest
@@ -71,7 +72,7 @@ def test_stream_records_appear_and_a_ttl_expiry_goes_when_the_clock_moves(page, 
     page.get_by_role("button", name="+1 hour").click()
     expect(shown).not_to_have_text(before)
     assert _okura_now(console_server) > expires
-    screenshot(page, "operations")
+    screenshot(page, "operations-clock")
     page.goto(page.base + "#/streams/sessions")  # the sweeper's delete, as it comes
     expect(records).to_contain_text("REMOVE")
     expect(records).to_contain_text("by dynamodb.amazonaws.com")
@@ -99,6 +100,28 @@ def test_a_capacity_graph_moves_with_the_writes(page, console_server):
     screenshot(page, "capacity")
 
 
+def test_event_source_mappings_and_their_last_delivery(page, console_server):
+    ddb = console_server.client()
+    _table(ddb, "triggered", StreamSpecification={"StreamEnabled": True,
+                                                  "StreamViewType": "NEW_IMAGE"})
+    arn = ddb.describe_table(TableName="triggered")["Table"]["LatestStreamArn"]
+    functions = console_server.client("lambda")
+    uuid = functions.create_event_source_mapping(
+        FunctionName="accept", EventSourceArn=arn, StartingPosition="TRIM_HORIZON")["UUID"]
+    ddb.put_item(TableName="triggered", Item={"id": {"S": "t1"}})
+    deadline = time.monotonic() + 15
+    while functions.get_event_source_mapping(UUID=uuid)["LastProcessingResult"] != "OK":
+        assert time.monotonic() < deadline, "the record was not delivered"
+        time.sleep(0.05)
+    page.goto(page.base + "#/operations")
+    mapping = page.get_by_role("region", name="Event source mappings").get_by_role("row").filter(
+        has_text=uuid)
+    expect(mapping).to_contain_text("accept")
+    expect(mapping).to_contain_text("triggered")
+    expect(mapping).to_contain_text("OK")
+    screenshot(page, "operations")
+
+
 def test_operations_faults_and_backups(page, console_server):
     ddb = console_server.client()
     _table(ddb, "archive")
@@ -118,8 +141,6 @@ def test_operations_faults_and_backups(page, console_server):
     expect(backups.get_by_role("row").filter(has_text="before-migration")).to_contain_text("archive")
     assert [b["BackupName"] for b in ddb.list_backups(TableName="archive")["BackupSummaries"]] == [
         "before-migration"]
-    expect(page.get_by_role("region", name="Event source mappings")).to_contain_text(
-        "No event source mappings")
     pitr = backups.get_by_role("row").filter(has_text="archive")
     pitr.get_by_role("button", name="Turn on").click()
     expect(backups.get_by_role("row").filter(has_text="archive").last).to_contain_text("ENABLED")
