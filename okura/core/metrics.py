@@ -51,6 +51,7 @@ SYSTEM_ERRORS = "SystemErrors"
 TTL_DELETED = "TimeToLiveDeletedItemCount"
 THROTTLED_REQUESTS = "ThrottledRequests"
 
+_NONE: dict = {}  # an empty look-up (never written)
 # A statistic set: [SampleCount, Sum, Minimum, Maximum]
 Stat = list
 
@@ -150,7 +151,7 @@ def _fold(samples: Stat, values: list, scale: float = 1.0) -> None:
 
 class Metrics:
     __slots__ = ("clock", "number", "current", "last", "pending", "access_denials",
-                 "injected_faults", "since", "usage", "history")
+                 "injected_faults", "since", "usage", "tallies", "history")
 
     def __init__(self, clock: Clock):
         self.clock = clock
@@ -165,6 +166,8 @@ class Metrics:
         self.since = clock.now()  # when `usage` began
         # (region, table name, table id): its tally (a table made again is a new one)
         self.usage: dict[tuple[str, str, int], Tally] = {}
+        # each table document seen since the last roll: its tally (one look-up by identity)
+        self.tallies: dict[Table, Tally] = {}
         # (number, period) of the last complete periods that saw requests, oldest first
         self.history: deque[tuple[int, Period]] = deque(maxlen=HISTORY)
 
@@ -179,6 +182,7 @@ class Metrics:
                 self._fold(key, pending)
         # a table document that has changed since is a key of its own: none outlive a roll
         self.pending = {}
+        self.tallies = {}
         number = self._number_now()
         if number != self.number:
             # a period that saw no request is an empty one
@@ -206,10 +210,13 @@ class Metrics:
         self._at_once(ctx, seconds, error)
 
     def tally(self, table: Table) -> Tally:
-        key = (table.region, table.name, table.id)
-        tally = self.usage.get(key)
+        tally = self.tallies.get(table)
         if tally is None:
-            tally = self.usage[key] = Tally()
+            key = (table.region, table.name, table.id)
+            tally = self.usage.get(key)
+            if tally is None:
+                tally = self.usage[key] = Tally()
+            self.tallies[table] = tally
         return tally
 
     def _fold(self, key: tuple[Table, str, bool], pending: Pending) -> None:
@@ -287,21 +294,22 @@ class Metrics:
         key = (metric, operation)
         spent.counts[key] = spent.counts.get(key, 0) + 1
 
-    def paged(self, ctx: Context, table: Table, index: str, consistent: bool, scanned: int,
+    def paged(self, operation: str, table: Table, index: str, consistent: bool, scanned: int,
               returned: int, named: frozenset | None) -> None:
-        """A Query or Scan (`ctx.operation`) read a page of `index` ("" the table);
-        `named`: the top-level attributes it asked for (None: all there are)."""
-        reads = self.tally(table).reads.setdefault(index, {})
-        counts = reads.get(ctx.operation)
+        """A Query or Scan (`operation`: a PartiQL SELECT counts as the one it is) read a
+        page of `index` ("" the table); `named`: the top-level attributes it asked for
+        (None: all there are)."""
+        tally = self.tally(table)
+        counts = tally.reads.get(index, _NONE).get(operation)
         if counts is None:
-            counts = reads[ctx.operation] = [0, 0, 0, 0, 0]
+            counts = tally.reads.setdefault(index, {})[operation] = [0, 0, 0, 0, 0]
         counts[0] += 1
         counts[1] += consistent
         counts[2] += scanned
         counts[3] += returned
         if named is not None:
             counts[4] += 1
-            self.tally(table).attributes.setdefault(index, set()).update(named)
+            tally.attributes.setdefault(index, set()).update(named)
 
     def item_read(self, table: Table, consistent: bool) -> None:
         """An item was read by its key (GetItem, BatchGetItem, PartiQL)."""

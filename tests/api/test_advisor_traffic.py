@@ -131,3 +131,19 @@ def test_usage_endpoint(okura_server):
     assert tally["item_reads"] == [1, 1]
     assert tally["index_units"]["gsi1"][1] == 40.0  # each of the 40 puts wrote the index
     assert usage["auth"] == "off" and usage["seconds"] >= 0
+
+
+def test_partiql_selects_count_as_the_reads_they_are(okura_server):
+    ddb = okura_server.client()
+    name = build(ddb, good_design())
+    _gsi_read(ddb, name)
+    for _ in range(20):  # no key in WHERE: a Scan
+        ddb.execute_statement(Statement=f'SELECT order_total FROM "{name}" WHERE order_total > 0',
+                              Limit=5)
+    ddb.execute_statement(Statement=f"SELECT * FROM \"{name}\" WHERE user_id = 'u001'")
+    report = advise("--endpoint", okura_server.url)
+    assert _severe(report, name) == {"scan-on-hot-path"}
+    with urllib.request.urlopen(okura_server.url + "/okura/usage") as reply:
+        reads = json.loads(reply.read())["tables"][name]["reads"][""]
+    assert reads["Scan"][:4] == [20 + 1, 0, 100 + 40, 100 + 40]  # and the advisor's sample
+    assert reads["Query"] == [1, 0, 1, 1, 0]

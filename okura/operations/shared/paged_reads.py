@@ -98,7 +98,7 @@ class Reading:
     def _count(self, ctx: Context, scanned: int, returned: int) -> None:
         """Tell the advisor's usage tally (core/metrics.py) what the page read and kept."""
         index = self.source.index
-        ctx.metrics.paged(ctx, self.source.table, "" if index is None else index.name,
+        ctx.metrics.paged(ctx.operation, self.source.table, "" if index is None else index.name,
                           self.consistent, scanned, returned, self.named)
 
     def start(self, body: dict, query: bool = False) -> tuple[bytes, bytes] | None:

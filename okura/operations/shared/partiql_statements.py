@@ -212,6 +212,10 @@ async def select(ctx: Context, stmt: partiql.Select, limit: int | None, next_tok
                       else [source.partition([value]) for value in partitions], forward=forward)
     page = await reads.read(ctx, source, walk, limit, consistent, _cursor(next_token))
     found = _filtered(ctx, stmt, page.docs)
+    ctx.metrics.paged("Scan" if partitions is None else "Query", table,
+                      "" if source.index is None else source.index.name, consistent,
+                      len(page.docs), len(found), None if stmt.projection is None
+                      else frozenset(path.elements[0] for path in stmt.projection))
     # DynamoDB pages by items read: resume after the last one, filtered out or not
     if page.position is None:
         return Page(found)
