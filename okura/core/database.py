@@ -57,10 +57,12 @@ class Database:
         self.gate = throughput if active else None
 
     def _changed(self, table: Table) -> None:
-        """A table document was loaded or saved: its background work may be due, and its
-        Contributor Insights watched or not."""
+        """A table document was loaded or saved: its background work may be due, its
+        Contributor Insights watched or not, and its throughput budgets changed."""
         self.index_jobs.notice(table)
         self.insights.notice(table)
+        if self.gate is not None:
+            self.gate.notice(table, self.clock.now())
 
     def status_until(self, now: float) -> float:
         """When a status change made at `now` ends. With no delay it has already ended,

@@ -21,8 +21,9 @@ and then throttles until it refills; a throttled request spent nothing.
 - A write must also find write capacity in each of the table's GSIs: an index short of
   it throttles the table's writes, as in DynamoDB.
 
-Budgets are per node: with PostgreSQL each node enforces every budget on what it serves
-(sharing them between nodes is not built yet: docs/throttling.md).
+With PostgreSQL, nodes share the table and GSI budgets: each spends from its own copy
+and learns every few hundred milliseconds what the others spent (core/shared_budgets.py).
+Partition-key budgets stay per node.
 """
 from __future__ import annotations
 
@@ -83,7 +84,7 @@ class Budget:
     the warm throughput or twice its highest settled second, up to its `ceiling`."""
 
     __slots__ = ("bucket", "on_demand", "warm", "ceiling", "ceiling_limit", "second", "used",
-                 "rising", "settled")
+                 "rising", "settled", "spent")
 
     def __init__(self, bucket: Bucket, warm: float = 0.0, ceiling: float = 0.0,
                  ceiling_limit: int = _PROVISIONED) -> None:
@@ -96,6 +97,24 @@ class Budget:
         self.used = 0.0
         self.rising: list[tuple[float, float]] = []  # (second, units) of rising peaks
         self.settled = 0.0  # the highest second that is PEAK_SETTLES old
+        self.spent = 0.0  # units this node has spent, ever (core/shared_budgets.py)
+
+    def take(self, units: float, now: float) -> None:
+        """Spend `units` at `now`: the bucket runs dry later by units / rate, from a full
+        one at most."""
+        bucket = self.bucket
+        floor = now - bucket.window
+        dry = bucket.dry
+        bucket.dry = (dry if dry > floor else floor) + units / bucket.rate
+        if self.on_demand:
+            self.count(units, now)
+
+    def count(self, units: float, now: float) -> None:
+        """On demand: count `units` spent at `now` towards this second's traffic."""
+        second = int(now)
+        if second != self.second:
+            self.next_second(now, second)
+        self.used += units
 
     def next_second(self, now: float, second: int) -> None:
         """On demand: the second `used` counted is over (note it if it is a new peak, and
@@ -160,6 +179,13 @@ class Throughput:
     def modes_changed(self) -> None:
         self._held.clear()
 
+    def notice(self, table: Table, now: float) -> None:
+        """A table document was loaded or saved: a table with budgets here takes its new
+        throughput at once, not at its next request (its budgets would fill at the old
+        rate until then)."""
+        if table.id in self._keys and table not in self._held:
+            self._hold(table, now)
+
     # The gate, before the work
     def admit(self, ctx: Context, table: Table, hk: bytes | None, write: bool,
               index: Index | None = None, raising: bool = True) -> DynamoError | None:
@@ -219,15 +245,8 @@ class Throughput:
             gsi = index is not None and index.is_global
             budget = (held.indexes[index.name][write] if index is not None and gsi
                       else held.write if write else held.read)
-            bucket = budget.bucket  # it runs dry later by units / rate, from a full one at most
-            floor = now - bucket.window
-            dry = bucket.dry
-            bucket.dry = (dry if dry > floor else floor) + units / bucket.rate
-            if budget.on_demand:
-                second = int(now)
-                if second != budget.second:
-                    budget.next_second(now, second)
-                budget.used += units
+            budget.take(units, now)
+            budget.spent += units
             if hk is not None and not gsi:
                 keys = held.write_keys if write else held.read_keys
                 floor = now - 1.0  # a partition keeps one second of its limit
@@ -236,6 +255,12 @@ class Throughput:
                     _PER_WRITE_UNIT if write else _PER_READ_UNIT)
                 if len(keys) > PARTITIONS_KEPT:
                     _forget_full(keys, floor)
+
+    def budgets(self) -> list[tuple[str, int, Budget]]:
+        """Every budget this node holds: its `budget_key`, the version of the table
+        document it follows, and the budget (core/shared_budgets.py)."""
+        return [(budget_key(tid, index, write), version, budget)
+                for (tid, index, write), (version, budget) in self._budgets.items()]
 
     def _hold(self, table: Table, now: float) -> _Held:
         if len(self._held) > 4096:  # documents of tables long changed
@@ -262,7 +287,7 @@ class Throughput:
             bucket = budget.bucket
             bucket.rerate(bucket.rate, bucket.window, old.bucket.level(now), now)
             budget.rising, budget.settled = old.rising, old.settled
-            budget.second, budget.used = old.second, old.used
+            budget.second, budget.used, budget.spent = old.second, old.used, old.spent
             if budget.on_demand:
                 budget.serve(now)
         self._budgets[table.id, name, write] = (table.version, budget)
@@ -287,6 +312,11 @@ class Throughput:
         budget = Budget(Bucket(warm, 1.0, now, limit), warm, ceiling, limit)
         budget.serve(now)
         return budget
+
+
+def budget_key(tid: int, index: str | None, write: bool) -> str:
+    """A budget's name among nodes: table id, index name (empty: the table), 1 for writes."""
+    return f"{tid} {index or ''} {int(write)}"
 
 
 _PER_WRITE_UNIT, _PER_READ_UNIT = 1 / PARTITION_WRITE, 1 / PARTITION_READ

@@ -19,6 +19,7 @@ from okura.core.clock import Clock
 from okura.core.database import Database
 from okura.core.faults import FaultError
 from okura.core.history import keep as keep_histories
+from okura.core.shared_budgets import Sharing
 from okura.core.transfer.objects import store_for
 from okura.core.ttl.sweeper import Sweeper
 from okura.access.guard import Guard
@@ -212,7 +213,8 @@ async def serve(settings: Settings, ready: Callable[[int], None] | None = None,
                   asyncio.ensure_future(keep_histories(db)),
                   asyncio.ensure_future(app.triggers.run())]
     if db.engine.shared:
-        background.append(asyncio.ensure_future(db.clock.follow()))
+        background += [asyncio.ensure_future(db.clock.follow()),
+                       asyncio.ensure_future(Sharing(db).run())]
     await stop.wait()
     for task in background:
         task.cancel()

@@ -88,6 +88,18 @@ def test_a_provisioned_table_spends_its_burst_then_about_a_unit_per_second(enfor
         ddb.put_item(TableName=table, Item={"pk": {"S": f"more{n}"}, "v": {"S": KB}})
 
 
+def test_an_update_table_s_rate_applies_from_the_update_on_not_from_the_next_request(
+        enforcing):
+    ddb = enforcing.client()
+    table, _ = _table(ddb, provisioned=(5, 1))
+    # one item of 390 units: the 300 units of burst overdrawn by 90
+    ddb.put_item(TableName=table, Item={"pk": {"S": "big"}, "v": {"S": "x" * 399_000}})
+    ddb.update_table(TableName=table, ProvisionedThroughput={"ReadCapacityUnits": 5,
+                                                             "WriteCapacityUnits": 90})
+    advance(enforcing, 1.5)  # with no request meanwhile: 135 units at the new rate
+    ddb.put_item(TableName=table, Item={"pk": {"S": "after"}, "v": {"S": KB}})
+
+
 def test_an_on_demand_hot_key_is_throttled_while_other_keys_pass(enforcing):
     ddb = enforcing.client()
     table, arn = _table(ddb)
