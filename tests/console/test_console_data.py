@@ -160,7 +160,7 @@ READER_ACTIONS = ["dynamodb:ListTables", "dynamodb:DescribeTable", "dynamodb:Des
 @pytest.fixture(scope="module")
 def enforcing(tmp_path_factory):
     config = tmp_path_factory.mktemp("auth") / "auth.json"
-    config.write_text(json.dumps({"users": [
+    config.write_text(json.dumps({"admin_access_key_ids": ["AKIAOWNER"], "users": [
         {"name": "owner", "access_key_id": "AKIAOWNER", "secret_access_key": "secret",
          "policies": [{"Version": "2012-10-17", "Statement": [
              {"Effect": "Allow", "Action": "dynamodb:*", "Resource": "*"}]}]},
@@ -197,6 +197,23 @@ def test_with_access_control_the_console_acts_with_the_keys_it_is_given(browser,
         expect(editor.get_by_role("status")).to_contain_text(
             "AccessDeniedException: User: arn:aws:iam::000000000000:user/reader is not "
             "authorized to perform: dynamodb:PutItem")
+        editor.get_by_role("button", name="Cancel").click()
+        page.goto(enforcing.url + "/console/#/operations")
+        expect(page.get_by_role("region", name="Clock")).to_contain_text(
+            "arn:aws:iam::000000000000:user/reader is not an admin")
+        page.get_by_role("button", name="Keys").click()  # the owner holds an admin key
+        keys = page.get_by_role("dialog", name="Access keys")
+        keys.get_by_label("Access key ID").fill("AKIAOWNER")
+        keys.get_by_label("Secret access key").fill("secret")
+        keys.get_by_role("button", name="Use these keys").click()
+        shown = page.get_by_label("okura's time")
+        expect(shown).not_to_be_empty()
+        before = shown.text_content()
+        page.get_by_role("button", name="+1 day").click()
+        # okura's clock is a day ahead of the browser's now: the console signs with okura's
+        expect(shown).not_to_have_text(before)
+        page.goto(enforcing.url + "/console/#/tables")
+        expect(page.get_by_role("row").filter(has_text="ledger")).to_contain_text("id (S)")
     finally:
         context.close()
 

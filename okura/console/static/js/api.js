@@ -53,10 +53,12 @@ async function signed(method, url, headers, body, region) {
   return { ...headers, ...await sign({ method, url, headers, body, credentials, region, when }) };
 }
 
-// okura's "Signature expired" / "not yet current" name its own time: sign with that.
+// okura's "Signature expired" / "not yet current" name its own time (the DynamoDB API's
+// InvalidSignatureException, an admin endpoint's 403): sign with that.
 function corrected(error) {
-  const found = /\((\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z [+-] 15 min\.\)/.exec(error.message);
-  if (error.type !== "InvalidSignatureException" || !found) return false;
+  const found = /Signature (?:expired|not yet current): .*\((\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z [+-] 15 min\.\)/
+    .exec(error.message);
+  if (!found) return false;
   const [, y, mo, d, h, mi, s] = found;
   skew = Date.UTC(+y, mo - 1, +d, +h, +mi, +s) - Date.now();
   return true;

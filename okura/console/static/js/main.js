@@ -32,6 +32,7 @@ async function route() {
   view.replaceChildren();
   view.dataset.page = page;
   leave = module.render(view, rest.map(decodeURIComponent)) || null;
+  if (showing > 1) view.focus({ preventScroll: true }); // keyboard and screen reader users land on the page
 }
 
 function askForKeys(reason) {

@@ -308,10 +308,11 @@ function editor(table, item, mode, changed) {
       h("div", { class: "actions" },
         h("button", { type: "button", class: "primary", onclick: save }, mode === "edit" ? "Save" : "Create"),
         mode === "edit" ? [
-          h("button", { type: "button", onclick: () => {
+          h("button", { type: "button", onclick: () => act(message, () => {
+            const copy = read();
             close();
-            editor(table, read(), "duplicate", changed);
-          } }, "Duplicate"),
+            editor(table, copy, "duplicate", changed);
+          }) }, "Duplicate"),
           h("button", { type: "button", class: "danger", onclick: remove }, "Delete")] : null,
         h("button", { type: "button", onclick: close }, "Cancel")));
   });
