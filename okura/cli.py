@@ -49,6 +49,9 @@ def main(argv: list[str] | None = None) -> None:
     serve.add_argument("--s3-endpoint", metavar="URL",
                        help="keep export and import objects in this S3-compatible service "
                             "instead (credentials from the usual AWS variables)")
+    serve.add_argument("--kinesis-endpoint", metavar="URL",
+                       help="send the records of Kinesis streaming destinations to this "
+                            "Kinesis-compatible service (docs/kinesis.md)")
     serve.add_argument("--import-error-dir", metavar="DIR",
                        help="where ImportTable logs the lines it could not import "
                             "(default <data-dir>/import-errors)")

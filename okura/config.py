@@ -40,6 +40,7 @@ class Settings:
     trigger_interval: float = 0.25    # seconds between polls of an idle stream
     s3_dir: str = ""                  # S3 buckets for exports and imports (default <data-dir>/s3)
     s3_endpoint: str = ""             # or an S3-compatible service's URL (boto3)
+    kinesis_endpoint: str = ""        # Kinesis destinations' records go here (boto3)
     import_error_dir: str = ""        # import error logs (default <data-dir>/import-errors)
     access_log: str = ""              # a file of one JSON line per request (docs/admin.md)
     seed: str = ""                    # a JSON/YAML file of tables and items loaded at start

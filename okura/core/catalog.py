@@ -18,6 +18,7 @@ import orjson
 
 from okura.core import spaces
 from okura.core.indexes import Index, indexes_of
+from okura.core.streams import kinesis
 from okura.storage import keys
 from okura.storage.engine import Engine
 
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 ACTIVE, CREATING, UPDATING, DELETING = "ACTIVE", "CREATING", "UPDATING", "DELETING"
 # Catalog-document members that are okura's bookkeeping, not TableDescription members.
 PRIVATE = ("Tags", "TimeToLive", "TimeToLiveChanged", "StatusUntil", "IndexIds", "IndexJobs",
-           "Snapshots", "PointInTime", "ResourcePolicies")
+           "Snapshots", "PointInTime", "ResourcePolicies", kinesis.MEMBER)
 # The member holding a table's resource-based policies and its streams':
 # {resource ARN: {"Policy": text, "RevisionId": id}}
 POLICIES = "ResourcePolicies"
@@ -46,7 +47,7 @@ class Table:
 
     __slots__ = ("id", "version", "region", "name", "doc", "arn", "hash_key", "hash_type",
                  "range_key", "range_type", "key_names", "schema", "indexes",
-                 "observes_old", "serves_from", "snapshots", "history")
+                 "observes_old", "serves_from", "snapshots", "history", "to_kinesis")
 
     def __init__(self, tid: int, version: int, region: str, account: str, doc: dict) -> None:
         self.id = tid
@@ -72,8 +73,10 @@ class Table:
         self.history: int | None = doc["PointInTime"]["Log"] if "PointInTime" in doc else None
         # Whether every write must know the item it replaces (to move index entries,
         # to describe the change in a stream record, to keep it in a snapshot).
+        # Whether its changes go to a Kinesis destination's change log.
+        self.to_kinesis = kinesis.capturing(doc)
         self.observes_old = bool(self.indexes) or "StreamSpecification" in doc or bool(
-            self.snapshots)
+            self.snapshots) or self.to_kinesis
         # DynamoDB serves a table's data while it is ACTIVE or UPDATING, and reports one
         # being created or deleted as not found: it serves from this clock reading on
         # (0: already, so the hot path reads no clock; inf: never).

@@ -21,6 +21,7 @@ TRIGGER_CHECKPOINTS = _BASE - 8    # and where each has got to in its stream
 EXPORTS = _BASE - 9              # S3 exports: one row per export, its description and progress
 IMPORTS = _BASE - 10             # S3 imports: likewise
 THROUGHPUT = _BASE - 11          # throughput budgets: one row per node, what it spent
+KINESIS_LOGS = _BASE - 12        # Kinesis streaming destinations: one change log per table
 
 
 def collections_of(table_id: int) -> int:

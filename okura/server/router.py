@@ -21,6 +21,10 @@ from okura.operations import (create_backup, delete_backup, describe_backup,
                               update_continuous_backups)
 from okura.operations import (describe_contributor_insights, list_contributor_insights,
                               update_contributor_insights)
+from okura.operations import (describe_kinesis_streaming_destination,
+                              disable_kinesis_streaming_destination,
+                              enable_kinesis_streaming_destination,
+                              update_kinesis_streaming_destination)
 from okura.operations.streams import (describe_stream, get_records, get_shard_iterator,
                                       list_streams)
 
@@ -76,6 +80,10 @@ _DYNAMODB_OPERATIONS: dict[str, Handler] = {
     "UpdateContributorInsights": update_contributor_insights.handle,
     "DescribeContributorInsights": describe_contributor_insights.handle,
     "ListContributorInsights": list_contributor_insights.handle,
+    "EnableKinesisStreamingDestination": enable_kinesis_streaming_destination.handle,
+    "DisableKinesisStreamingDestination": disable_kinesis_streaming_destination.handle,
+    "DescribeKinesisStreamingDestination": describe_kinesis_streaming_destination.handle,
+    "UpdateKinesisStreamingDestination": update_kinesis_streaming_destination.handle,
 }
 # DynamoDB Streams, on the same endpoint
 _STREAMS_OPERATIONS: dict[str, Handler] = {

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
 import zlib
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
@@ -30,6 +29,7 @@ import orjson
 
 from okura.core.streams import read
 from okura.triggers import destinations, filters, mappings
+from okura.triggers.follow import Follower
 from okura.triggers.functions import Outcome
 
 if TYPE_CHECKING:
@@ -56,64 +56,20 @@ def _created(record: dict) -> float:
     return record["dynamodb"]["ApproximateCreationDateTime"]
 
 
-class Delivery:
-    """One mapping, delivered by this node (it holds the mapping's lease)."""
+class Delivery(Follower):
+    """One mapping, delivered by this node (it holds the mapping's lease). Its
+    checkpoint row holds Position, Windows and Result."""
 
     def __init__(self, db: Database, doc: dict, function: Function, interval: float) -> None:
-        self.db = db
+        super().__init__(db, doc["UUID"], interval)
         self.doc = doc  # refreshed by the engine every round
         self.function = function
-        self.interval = interval
-        self.state: dict = {}  # the checkpoint row: Position, Windows, Result
 
-    async def run(self) -> None:
-        loaded = await mappings.checkpoint(self.db, self.doc["UUID"])
-        self.state = loaded or {"Position": 0, "Windows": {}}
-        while True:
-            try:
-                worked = await self.step()
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("delivering mapping %s failed; retrying", self.doc["UUID"])
-                worked = False
-            if not worked:
-                await asyncio.sleep(self.interval)
+    def initial(self) -> dict:
+        return {"Position": 0, "Windows": {}}
 
-    async def _save(self) -> None:
-        await mappings.save_checkpoint(self.db, self.doc["UUID"], self.state)
-
-    # reading
-    async def _shard(self, stream: Stream, horizon: float) -> dict | None:
-        """The shard holding the record after the checkpoint (moving the checkpoint
-        past what was trimmed)."""
-        after = self.state["Position"] + 1
-        for shard in stream.shards(horizon):
-            end = shard["End"] if shard["End"] is not None else math.inf
-            if end >= after:
-                if shard["Start"] > after:  # what came before it has aged out
-                    self.state["Position"] = await read.oldest_position(
-                        self.db, stream, shard, horizon)
-                return shard
-        return None
-
-    async def _read(self, stream: Stream, shard: dict, want: int,
-                    horizon: float) -> tuple[list[dict], int]:
-        position = self.state["Position"]
-        found: list[dict] = []
-        while len(found) < want:
-            try:
-                batch = await read.records(self.db, stream, shard, position,
-                                           min(want - len(found), read.MAX_RECORDS), horizon)
-            except read.Trimmed:
-                position = await read.oldest_position(self.db, stream, shard, horizon)
-                self.state["Position"] = position
-                continue
-            found += [_lambda_record(orjson.loads(raw), stream.arn) for raw in batch.records]
-            if batch.position == position:
-                break
-            position = batch.position
-        return found, position
+    def convert(self, record: dict, stream: Stream) -> dict:
+        return _lambda_record(record, stream.arn)
 
     async def step(self) -> bool:
         """Deliver what the stream holds after the checkpoint; whether anything moved."""
@@ -148,7 +104,7 @@ class Delivery:
         await asyncio.gather(*(self._lane(str(number), records, shard["Id"], stream.arn)
                                for number, records in enumerate(lanes) if records))
         self.state["Position"] = position
-        await self._save()
+        await self.save()
         return True
 
     # batches
@@ -191,7 +147,7 @@ class Delivery:
         for lane, held in ended:
             await self._final(lane, held, shard_id or "", self.doc["EventSourceArn"])
         if ended:
-            await self._save()
+            await self.save()
         return False
 
     async def _final(self, lane: str, held: dict, shard_id: str, arn: str) -> None:
@@ -307,7 +263,7 @@ class Delivery:
     async def _result(self, result: str) -> None:
         if self.state.get("Result") != result:
             self.state["Result"] = result
-            await self._save()
+            await self.save()
 
     async def _invoke(self, event: dict, batch: list[dict]) -> Outcome:
         function, doc = self.function, self.doc

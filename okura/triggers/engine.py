@@ -1,7 +1,8 @@
 """The triggers' background task: every TRIGGER_INTERVAL it moves mappings through
 their states (Creating -> Enabled, Disabling -> Disabled, Deleting -> gone, ...),
 creates the mappings okura.toml declares once their table has a stream, and runs a
-Delivery for each enabled mapping whose lease this node holds.
+Delivery for each enabled mapping whose lease this node holds; Kinesis streaming
+destinations take their turn in the same rounds (kinesis.py).
 
 On a shared database (PostgreSQL) every node runs this; the lease `trigger/UUID`
 (core/leases.py) makes exactly one node deliver a mapping, and when that node dies
@@ -25,6 +26,7 @@ from okura.storage.engine import doc_of
 from okura.triggers import mappings
 from okura.triggers.delivery import Delivery
 from okura.triggers.functions import ConfigError, declared
+from okura.triggers.kinesis import Destinations
 from okura.triggers.mappings import (CREATING, DELETING, DISABLED, DISABLING, ENABLED, ENABLING,
                                      UPDATING, LambdaError, Mappings)
 
@@ -84,15 +86,17 @@ class Triggers:
         self.configured = _configured(settings.event_source_mappings)
         self.reported: set[str] = set()  # okura.toml mappings refused, logged once each
         self.running: dict[str, tuple[Delivery, asyncio.Task]] = {}
+        self.kinesis = Destinations(db, settings.kinesis_endpoint, self.interval)
 
     async def run(self) -> None:
         while True:
-            try:
-                await self.round()
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("a triggers round failed; retrying")
+            for part in (self.round, self.kinesis.round):
+                try:
+                    await part()
+                except asyncio.CancelledError:
+                    raise
+                except Exception:
+                    log.exception("a triggers round failed; retrying")
             await asyncio.sleep(self.interval)
 
     async def round(self) -> None:
@@ -173,6 +177,7 @@ class Triggers:
     async def close(self) -> None:
         for mapping_uuid in list(self.running):
             self._stop(mapping_uuid)
+        self.kinesis.close()
         await asyncio.sleep(0)
         for function in self.functions.values():
             function.close()

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
+from okura.core.streams import kinesis
 from okura.core.streams.state import RECORDS, load_stream, record_rk, sequence_number, Stream
 from okura.storage.engine import Transaction
 from okura.values.ordering import equal
@@ -61,9 +62,14 @@ def record(stream: Stream, table: Table, old: dict | None, new: dict | None, seq
 
 async def append(unit: Transaction, table: Table, old: dict | None, new: dict | None, now: float,
                  by_service: bool = False) -> None:
-    """Append the record of one stored change to the table's enabled stream, if any."""
+    """Append the record of one stored change to the table's enabled stream, if any,
+    and to its Kinesis destination's change log."""
     doc = table.doc
-    if "StreamSpecification" not in doc or same_item(old, new):
+    if same_item(old, new):
+        return
+    if table.to_kinesis:
+        await kinesis.append(unit, table, old, new, now, by_service)
+    if "StreamSpecification" not in doc:
         return
     stream = await load_stream(unit, table.region, table.name, doc["LatestStreamLabel"], lock=True)
     if stream is None:  # the table's stream was enabled but not yet recorded: do it now

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import orjson
 
-from okura.core.spaces import STREAMS
+from okura.core.spaces import KINESIS_LOGS, STREAMS
 from okura.core.streams.state import (RECORDS, Stream, load_stream, parse_arn, record_rk,
                                       region_prefix)
 from okura.storage import keys
@@ -167,29 +167,38 @@ async def records(db: Database, stream: Stream, shard: dict, position: int, limi
 
 async def trim(db: Database, horizon: float, chunk: int = 500) -> int:
     """Delete what has aged out, at most about `chunk` rows per stream: records past
-    the horizon, shards closed before it, and disabled streams gone entirely.
+    the horizon, shards closed before it, and disabled streams gone entirely. Streams
+    and the change logs of Kinesis destinations alike.
     Returns the number of rows deleted (a caller loops while it is not zero)."""
     deleted = 0
-    async with db.engine.reader() as unit:
-        directory = await unit.scan(STREAMS, None, None, None, 1 << 30)
-    for hk, rk, _, _ in directory:
-        async with db.engine.transaction() as unit:
-            raw = doc_of(await unit.get(STREAMS, hk, rk, lock=True))
-            if raw is None:
-                continue
-            doc = orjson.loads(raw)
-            rows = await unit.query(doc["Id"], RECORDS, None, None, True, chunk)
-            gone = doc["Disabled"] is not None and doc["Disabled"] < horizon
-            for record_key, _, body in rows:
-                if not gone and not _is_trimmed(body, horizon):
-                    break
-                await unit.delete(doc["Id"], RECORDS, record_key)
-                deleted += 1
-            if gone and len(rows) < chunk:
-                await unit.delete(STREAMS, hk, rk)
-                continue
-            kept = [s for s in doc["Shards"] if s["Closed"] is None or s["Closed"] >= horizon]
-            if len(kept) != len(doc["Shards"]):
-                doc["Shards"] = kept
-                await unit.put(STREAMS, hk, rk, 0, orjson.dumps(doc))
+    for space in (STREAMS, KINESIS_LOGS):
+        async with db.engine.reader() as unit:
+            directory = await unit.scan(space, None, None, None, 1 << 30)
+        for hk, rk, _, _ in directory:
+            deleted += await _trim_one(db, space, hk, rk, horizon, chunk)
+    return deleted
+
+
+async def _trim_one(db: Database, space: int, hk: bytes, rk: bytes, horizon: float,
+                    chunk: int) -> int:
+    deleted = 0
+    async with db.engine.transaction() as unit:
+        raw = doc_of(await unit.get(space, hk, rk, lock=True))
+        if raw is None:
+            return 0
+        doc = orjson.loads(raw)
+        rows = await unit.query(doc["Id"], RECORDS, None, None, True, chunk)
+        gone = doc["Disabled"] is not None and doc["Disabled"] < horizon
+        for record_key, _, body in rows:
+            if not gone and not _is_trimmed(body, horizon):
+                break
+            await unit.delete(doc["Id"], RECORDS, record_key)
+            deleted += 1
+        if gone and len(rows) < chunk:
+            await unit.delete(space, hk, rk)
+            return deleted
+        kept = [s for s in doc["Shards"] if s["Closed"] is None or s["Closed"] >= horizon]
+        if len(kept) != len(doc["Shards"]):
+            doc["Shards"] = kept
+            await unit.put(space, hk, rk, 0, orjson.dumps(doc))
     return deleted

@@ -89,6 +89,7 @@ class Stream:
     `save`."""
 
     __slots__ = ("region", "doc")
+    DIRECTORY = STREAMS  # the row space of the directory rows of this kind of stream
 
     def __init__(self, region: str, doc: dict) -> None:
         self.region = region
@@ -156,15 +157,15 @@ class Stream:
         self.close_shard(now)
 
     async def save(self, unit: Transaction) -> None:
-        await unit.put(STREAMS, directory_hk(self.region, self.doc["TableName"]),
+        await unit.put(self.DIRECTORY, directory_hk(self.region, self.doc["TableName"]),
                        self.doc["Label"].encode(), 0, orjson.dumps(self.doc))
 
 
 async def load_stream(unit: Transaction, region: str, table_name: str, label: str,
-                      lock: bool = False) -> Stream | None:
-    raw = doc_of(await unit.get(STREAMS, directory_hk(region, table_name), label.encode(),
-                                lock=lock))
-    return None if raw is None else Stream(region, orjson.loads(raw))
+                      lock: bool = False, kind: type[Stream] = Stream) -> Stream | None:
+    raw = doc_of(await unit.get(kind.DIRECTORY, directory_hk(region, table_name),
+                                label.encode(), lock=lock))
+    return None if raw is None else kind(region, orjson.loads(raw))
 
 
 async def of_table(unit: Transaction, region: str, table_name: str) -> list[Stream]:

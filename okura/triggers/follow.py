@@ -1,0 +1,89 @@
+"""Following a stream (or a Kinesis destination's change log) from a checkpoint: the
+loop and the reading that stream triggers' deliveries and Kinesis destinations' feeds
+share. The checkpoint (a TRIGGER_CHECKPOINTS row named `key`) holds `Position`, the
+sequence counter of the last record handled, and whatever the follower adds."""
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+from typing import TYPE_CHECKING
+
+import orjson
+
+from okura.core.streams import read
+from okura.triggers import mappings
+
+if TYPE_CHECKING:
+    from okura.core.database import Database
+    from okura.core.streams.state import Stream
+
+log = logging.getLogger("okura.triggers")
+
+
+class Follower:
+    def __init__(self, db: Database, key: str, interval: float) -> None:
+        self.db = db
+        self.key = key
+        self.interval = interval  # seconds between polls while nothing is new
+        self.state: dict = {}
+
+    def initial(self) -> dict:
+        """The checkpoint of a follower that has saved none."""
+        raise NotImplementedError
+
+    async def step(self) -> bool:
+        """Handle what follows the checkpoint; whether anything was."""
+        raise NotImplementedError
+
+    async def run(self) -> None:
+        self.state = await mappings.checkpoint(self.db, self.key) or self.initial()
+        while True:
+            try:
+                worked = await self.step()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("following %s failed; retrying", self.key)
+                worked = False
+            if not worked:
+                await asyncio.sleep(self.interval)
+
+    async def save(self) -> None:
+        await mappings.save_checkpoint(self.db, self.key, self.state)
+
+    def convert(self, record: dict, stream: Stream) -> dict:
+        """A stored record as this follower hands it on."""
+        return record
+
+    async def _shard(self, stream: Stream, horizon: float) -> dict | None:
+        """The shard holding the record after the checkpoint (moving the checkpoint
+        past what was trimmed)."""
+        after = self.state["Position"] + 1
+        for shard in stream.shards(horizon):
+            end = shard["End"] if shard["End"] is not None else math.inf
+            if end >= after:
+                if shard["Start"] > after:  # what came before it has aged out
+                    self.state["Position"] = await read.oldest_position(
+                        self.db, stream, shard, horizon)
+                return shard
+        return None
+
+    async def _read(self, stream: Stream, shard: dict, want: int,
+                    horizon: float) -> tuple[list[dict], int]:
+        """Up to `want` records after the checkpoint, and the position after them."""
+        position = self.state["Position"]
+        found: list[dict] = []
+        while len(found) < want:
+            try:
+                batch = await read.records(self.db, stream, shard, position,
+                                           min(want - len(found), read.MAX_RECORDS), horizon)
+            except read.Trimmed:
+                position = await read.oldest_position(self.db, stream, shard, horizon)
+                self.state["Position"] = position
+                continue
+            found += [self.convert(orjson.loads(raw), stream) for raw in batch.records]
+            if batch.position == position:
+                break
+            position = batch.position
+        return found, position
