@@ -21,12 +21,14 @@ async def handle(ctx: Context, body: dict) -> dict:
         raise not_valid("EnableKinesisStreamingDestination must be DISABLED or ENABLE_FAILED "
                         "to perform ENABLE operation.")
     configuration = body.get("EnableKinesisStreamingConfiguration") or {}
-    async with db.engine.transaction() as unit:
-        start = await kinesis.open_log(unit, table, now)
+    async with db.engine.reader() as unit:  # nothing is captured until the entry is saved
+        start = await kinesis.log_end(unit, table)
     entry = {"StreamArn": body["StreamArn"], "State": kinesis.ENABLING, "Until": 0,
              "Enabled": now, "From": start}
     if "ApproximateCreationDateTimePrecision" in configuration:
         entry["Precision"] = configuration["ApproximateCreationDateTimePrecision"]
-    await save(ctx, table, entry)
+    table = await save(ctx, table, entry)
+    async with db.engine.transaction() as unit:
+        await kinesis.open_log(unit, table, now)
     return {**reply(table, entry, kinesis.ENABLING),
             "EnableKinesisStreamingConfiguration": configuration}

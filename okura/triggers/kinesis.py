@@ -219,8 +219,7 @@ class Destinations:
                 table = None
             entry = None if table is None else kinesis.live(table.doc, now)
             if table is None or entry is None:
-                if table is None or not table.to_kinesis:
-                    await self._disable(ChangeLog(region, doc), now)
+                await self._disable(ChangeLog(region, doc), now)
                 continue
             status = kinesis.status(entry, now)
             if status == kinesis.ENABLING:
@@ -262,10 +261,19 @@ class Destinations:
             running[0].table, running[0].entry = table, entry
 
     async def _disable(self, change_log: ChangeLog, now: float) -> None:
+        """Disable the change log of a table that seems to capture no more: unless its
+        table, read afresh (another node's change may not have reached this one's cache),
+        captures, or the log changed since it was read (a destination enabled since
+        opened it, or a write appended to it)."""
+        doc = change_log.doc
+        self.db.catalog.invalidate(doc["TableId"])
+        table = await self.db.catalog.get(change_log.region, doc["TableName"])
+        if table is not None and table.id == doc["TableId"] and table.to_kinesis:
+            return
         async with self.db.engine.transaction() as unit:
-            current = await load_log(unit, change_log.region, change_log.doc["TableName"],
-                                     change_log.doc["TableId"], lock=True)
-            if current is not None and current.doc["Disabled"] is None:
+            current = await load_log(unit, change_log.region, doc["TableName"], doc["TableId"],
+                                     lock=True)
+            if current is not None and current.doc == doc:
                 current.disable(now)
                 await current.save(unit)
 

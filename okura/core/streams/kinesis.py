@@ -101,12 +101,20 @@ async def _opened(unit: Transaction, table: Table, now: float) -> ChangeLog:
     return log
 
 
-async def open_log(unit: Transaction, table: Table, now: float) -> int:
-    """Make the table's change log capture; returns the counter of its last record,
-    after which a new destination starts."""
+async def log_end(unit: Transaction, table: Table) -> int:
+    """The counter of the last record of the table's change log (0 before the first),
+    after which a destination enabled now starts."""
+    log = await load_log(unit, table.region, table.name, table.id)
+    return 0 if log is None else log.last_seq()
+
+
+async def open_log(unit: Transaction, table: Table, now: float) -> None:
+    """Make the table's change log capture. Called after the destination is saved: a
+    write in between opens the log itself, and the background task, which disables a
+    log whose table seems to capture no more, sees the log changed and leaves it."""
     log = await _opened(unit, table, now)
+    log.doc["Opened"] = now
     await log.save(unit)
-    return log.last_seq()
 
 
 def record(table: Table, old: dict | None, new: dict | None, now: float,

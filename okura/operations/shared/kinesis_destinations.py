@@ -30,10 +30,10 @@ def not_valid(detail: str) -> DynamoError:
         f"Table is not in a valid state to enable Kinesis Streaming Destination: {detail}")
 
 
-async def save(ctx: Context, table: Table, entry: dict) -> None:
+async def save(ctx: Context, table: Table, entry: dict) -> Table:
     """Store `entry` as the table's newest, in place of any entry for its stream."""
     others = [e for e in kinesis.entries(table.doc) if e["StreamArn"] != entry["StreamArn"]]
-    await ctx.db.catalog.save(table, {**table.doc, kinesis.MEMBER: [entry, *others]})
+    return await ctx.db.catalog.save(table, {**table.doc, kinesis.MEMBER: [entry, *others]})
 
 
 def reply(table: Table, entry: dict, status: str) -> dict:
