@@ -100,9 +100,14 @@ def _declared(table: TableView) -> tuple[float, float]:
     reads = writes = 0.0
     for part in (table.description, *table.indexes()):
         throughput = part.get("ProvisionedThroughput") or {}
-        reads += throughput.get("ReadCapacityUnits") or 0
-        writes += throughput.get("WriteCapacityUnits") or 0
+        reads += _number(throughput.get("ReadCapacityUnits"))
+        writes += _number(throughput.get("WriteCapacityUnits"))
     return reads, writes
+
+
+def _number(value) -> float:
+    """A figure as declared; 0 for one a template leaves to a variable or a function."""
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
 
 
 def _replicas(table: TableView, rates: Rates) -> int:

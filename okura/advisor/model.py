@@ -18,7 +18,7 @@ SEVERITIES = (INFO, WARNING, ERROR)  # in rising order
 class Usage:
     """A table's traffic since okura started counting (GET /okura/usage)."""
     seconds: float  # how long it was counted
-    # operation -> [requests, units] of the table itself (and its local indexes)
+    # operation -> [requests, read units, write units] of the table (and its local indexes)
     operations: dict[str, list[float]] = field(default_factory=dict)
     # index name ("" the table) -> {"Query"/"Scan": [requests, consistent, scanned,
     # returned, requests that named their attributes]}
@@ -31,15 +31,10 @@ class Usage:
     index_units: dict[str, list[float]] = field(default_factory=dict)
 
     def requests(self) -> float:
-        return sum(requests for requests, _ in self.operations.values())
+        return sum(counts[0] for counts in self.operations.values())
 
     def units(self, write: bool) -> float:
-        return sum(units for operation, (_, units) in self.operations.items()
-                   if (operation in _WRITES) == write)
-
-
-_WRITES = frozenset(("PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem",
-                     "TransactWriteItems", "ExecuteTransaction"))
+        return sum(counts[2 if write else 1] for counts in self.operations.values())
 
 
 @dataclass

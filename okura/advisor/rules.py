@@ -100,6 +100,11 @@ def run_rules(table: TableView, rates: Rates, region: str,
             for r in CATALOGUE.values() for index, evidence, message in r.check(scope)]
 
 
+def _known(names) -> list[str]:
+    """Names as written, without a template's unresolved ones (${var.key})."""
+    return [name for name in names if isinstance(name, str) and "${" not in name]
+
+
 def _attributes(t: TableView) -> list[str]:
     """Every attribute name the table shows: keys, projections, sampled items."""
     names = [d["AttributeName"] for d in t.description.get("AttributeDefinitions", ())]
@@ -109,14 +114,14 @@ def _attributes(t: TableView) -> list[str]:
         names.append(t.ttl["AttributeName"])
     if t.items:
         names += sorted(measures.attribute_names(t.items))
-    return list(dict.fromkeys(names))
+    return list(dict.fromkeys(_known(names)))
 
 
 def _key_attributes(t: TableView) -> list[tuple[str | None, str]]:
     """(index name or None, attribute) of every key of the table and its indexes."""
-    out: list[tuple[str | None, str]] = [(None, name) for name in t.key() if name]
+    out: list[tuple[str | None, str]] = [(None, name) for name in _known(t.key())]
     for index in t.indexes() + t.indexes("Local"):
-        out += [(index["IndexName"], name) for name in t.key(index) if name]
+        out += [(index["IndexName"], name) for name in _known(t.key(index))]
     return out
 
 
@@ -170,7 +175,7 @@ def key_name(s: Scope) -> Iterator[Hit]:
 def index_name(s: Scope) -> Iterator[Hit]:
     for kind, pattern in (("Global", GSI_NAME), ("Local", LSI_NAME)):
         for index in s.table.indexes(kind):
-            if not pattern.match(index["IndexName"]):
+            if _known([index["IndexName"]]) and not pattern.match(index["IndexName"]):
                 yield index["IndexName"], {"kind": kind.lower()}, (
                     f"index name {index['IndexName']!r} is not a sequence name "
                     f"({'gsi' if kind == 'Global' else 'lsi'}1, 2, ...)")
@@ -466,8 +471,8 @@ def pitr_off(s: Scope) -> Iterator[Hit]:
       "Use 35 days: a shorter period costs the same (unless compliance demands it).")
 def pitr_short(s: Scope) -> Iterator[Hit]:
     pitr = s.table.pitr or {}
-    days = pitr.get("RecoveryPeriodInDays") or PITR_DAYS
-    if pitr.get("Enabled") and days < PITR_DAYS:
+    days = pitr.get("RecoveryPeriodInDays")
+    if pitr.get("Enabled") and isinstance(days, int) and days < PITR_DAYS:
         yield None, {"recovery_period_days": days}, (
             f"point-in-time recovery keeps {days} days, not {PITR_DAYS}")
 

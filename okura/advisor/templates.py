@@ -66,8 +66,9 @@ def _projection(block: dict, type_key: str, attributes_key: str) -> dict:
 
 
 def _throughput(block: dict) -> dict:
-    return {"ReadCapacityUnits": block.get("read_capacity") or 0,
-            "WriteCapacityUnits": block.get("write_capacity") or 0}
+    """Declared capacity (a variable's: unknown, left to cost.py to count as 0)."""
+    return {"ReadCapacityUnits": block.get("read_capacity"),
+            "WriteCapacityUnits": block.get("write_capacity")}
 
 
 def _terraform_table(body: dict, label: str, source: str, policies: list[str]) -> TableView:
@@ -168,10 +169,17 @@ def _text(value: Any) -> Any:
     return value
 
 
+def _named(entries: list | None) -> list[dict]:
+    """Key schemas and definitions with each name a literal or "${...}" (unknown)."""
+    return [dict(entry, AttributeName=_text(entry.get("AttributeName")) or "${...}")
+            for entry in entries or () if isinstance(entry, dict)]
+
+
 def _indexes(indexes: list | None) -> list[dict]:
     out = []
     for index in indexes or ():
-        entry = {"IndexName": _text(index.get("IndexName")), "KeySchema": index.get("KeySchema"),
+        entry = {"IndexName": _text(index.get("IndexName")) or "${...}",
+                 "KeySchema": _named(index.get("KeySchema")),
                  "Projection": index.get("Projection") or {"ProjectionType": "ALL"}}
         throughput = index.get("ProvisionedThroughput")
         if throughput:
@@ -192,8 +200,8 @@ def _cloudformation_table(logical: str, kind: str, props: dict, source: str,
                  else "PAY_PER_REQUEST", **props}
     description: dict = {
         "TableName": _text(props.get("TableName")) or logical,
-        "KeySchema": props.get("KeySchema") or [],
-        "AttributeDefinitions": props.get("AttributeDefinitions") or [],
+        "KeySchema": _named(props.get("KeySchema")),
+        "AttributeDefinitions": _named(props.get("AttributeDefinitions")),
         "BillingModeSummary": {"BillingMode": _text(props.get("BillingMode")) or "PROVISIONED"},
         "ProvisionedThroughput": props.get("ProvisionedThroughput") or {},
         "TableClassSummary": {"TableClass": _text(replica.get("TableClass")) or "STANDARD"},

@@ -93,7 +93,8 @@ class Tally:
     __slots__ = ("operations", "reads", "attributes", "item_reads", "index_units")
 
     def __init__(self) -> None:
-        self.operations: dict[str, list] = {}  # operation: [requests, units of the table]
+        # operation: [requests, read units, write units] of the table (and its local indexes)
+        self.operations: dict[str, list] = {}
         # index name ("" the table): {operation: [requests, consistent, scanned, returned,
         # requests that named their attributes]}
         self.reads: dict[str, dict[str, list[int]]] = {}
@@ -101,12 +102,12 @@ class Tally:
         self.item_reads = [0, 0]  # reads of items by key: [all, consistent]
         self.index_units: dict[str, list[float]] = {}  # GSI: [read units, write units]
 
-    def spent(self, operation: str, requests: int, units: float) -> None:
+    def spent(self, operation: str, requests: int, units: float, write: bool) -> None:
         entry = self.operations.get(operation)
         if entry is None:
-            entry = self.operations[operation] = [0, 0.0]
+            entry = self.operations[operation] = [0, 0.0, 0.0]
         entry[0] += requests
-        entry[1] += units
+        entry[2 if write else 1] += units
 
     def as_json(self) -> dict:
         return {"operations": self.operations, "reads": self.reads,
@@ -224,7 +225,7 @@ class Metrics:
         spent = self.current.spent(table)
         units = pending[1::_SAMPLE]
         _fold(spent.write if write else spent.read, units)
-        self.tally(table).spent(operation, len(units), sum(units))
+        self.tally(table).spent(operation, len(units), sum(units), write)
         samples = spent.operations.get(operation)
         if samples is None:
             samples = spent.operations[operation] = (stat(), stat())
@@ -240,7 +241,7 @@ class Metrics:
         if error is None:
             operation = ctx.operation
             for charged in tables:  # a request that spent nothing has no latency metric
-                self.tally(charged).spent(operation, 1, 0.0)
+                self.tally(charged).spent(operation, 1, 0.0, False)
                 samples = period.spent(charged).operations.get(operation)
                 if samples is None:
                     samples = period.spent(charged).operations[operation] = (stat(), stat())
@@ -279,7 +280,7 @@ class Metrics:
             tally = self.tally(table)
             if index is None:
                 _sample(spent.write if write else spent.read, units)
-                tally.spent(ctx.operation, 0, units)
+                tally.spent(ctx.operation, 0, units, write)
             else:
                 index_units = tally.index_units.setdefault(index.name, [0.0, 0.0])
                 index_units[write] += units

@@ -140,3 +140,49 @@ def test_a_template_that_cannot_be_read(tmp_path, capsys):
         cli.main(["advise", "--terraform", str(broken)])
     assert exit.value.code == 2
     assert "not valid HCL" in capsys.readouterr().err
+
+
+def test_values_left_to_variables_and_functions(tmp_path):
+    tf = tmp_path / "vars.tf"
+    tf.write_text("""
+variable "key" { type = string }
+resource "aws_dynamodb_table" "t" {
+  name = "${var.env}-shop-order"
+  billing_mode = "PROVISIONED"
+  read_capacity = var.reads
+  write_capacity = 5
+  hash_key = var.key
+  deletion_protection_enabled = true
+  attribute {
+    name = var.key
+    type = "S"
+  }
+  point_in_time_recovery {
+    enabled = true
+    recovery_period_in_days = var.days
+  }
+}
+""", encoding="utf-8")
+    cfn = tmp_path / "intrinsic.yaml"
+    cfn.write_text("""
+Resources:
+  T:
+    Type: AWS::DynamoDB::Table
+    Properties:
+      TableName: !Sub "${Env}-shop-order"
+      BillingMode: PROVISIONED
+      ProvisionedThroughput: {ReadCapacityUnits: !Ref Reads, WriteCapacityUnits: 5}
+      KeySchema: [{AttributeName: !Ref Key, KeyType: HASH}]
+      AttributeDefinitions: [{AttributeName: !Ref Key, AttributeType: S}]
+      DeletionProtectionEnabled: true
+      PointInTimeRecoverySpecification:
+        PointInTimeRecoveryEnabled: true
+        RecoveryPeriodInDays: !Ref Days
+""", encoding="utf-8")
+    for report in (advise("--terraform", str(tf), "--writes-per-second", "1"),
+                   advise("--cloudformation", str(cfn), "--writes-per-second", "1")):
+        # nothing is judged of what a variable holds; the declared capacity counts its
+        # literal figures alone (5 WCU)
+        assert report["findings"] == [], report["findings"]
+        line = report["cost"]["tables"][0]
+        assert line["provisioned_declared"] == round(5 * 0.00065 * 730, 4)
