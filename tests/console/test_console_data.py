@@ -260,3 +260,26 @@ def test_pages_forward_and_back_sorting_columns_and_regions(page, console_server
     expect(page.get_by_role("columnheader")).to_have_count(1)
     page.get_by_label("Region").fill("us-east-1")
     page.get_by_label("Region").press("Enter")
+
+
+def test_keyboard_use(page, console_server):
+    ddb = console_server.client()
+    ddb.create_table(TableName="typed", BillingMode="PAY_PER_REQUEST",
+                     KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+                     AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}])
+    ddb.put_item(TableName="typed", Item={"id": {"S": "k1"}, "set": {"SS": ["a", "b"]}})
+    page.goto(page.base + "#/items/typed")
+    page.keyboard.press("Tab")  # the first stop skips the header
+    expect(page.get_by_role("link", name="Skip to content")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.locator("main")).to_be_focused()
+    assert page.url.endswith("#/items/typed")
+    row = page.get_by_role("row", name="k1")
+    row.focus()
+    page.keyboard.press("Enter")
+    editor = page.get_by_role("dialog", name="Edit item")
+    expect(editor.get_by_label("Type of set")).to_have_value("SS")
+    expect(editor.get_by_label("Value of set")).to_have_value('["a","b"]')
+    page.keyboard.press("Escape")
+    expect(editor).to_be_hidden()
+    expect(row).to_be_focused()

@@ -78,6 +78,10 @@ region.addEventListener("change", () => {
   }
 });
 document.getElementById("keys").addEventListener("click", () => askForKeys());
+document.querySelector(".skip").addEventListener("click", (event) => {
+  event.preventDefault(); // "#view" is no route
+  view.focus();
+});
 onAuthFailure((error) => askForKeys(error));
 window.addEventListener("hashchange", route);
 route();
