@@ -33,11 +33,12 @@ class Refused(Exception):
 
 def gather(call: Call, observe: Observe, region: str,
            sample: int | None) -> tuple[list[TableView], bool]:
-    """Every table of the endpoint's region, and whether access control is on (okura's
-    --auth, as /okura/usage says; real DynamoDB: always). `sample` None: an okura's tables
-    are sampled by DEFAULT_SAMPLE items, another endpoint's not at all."""
+    """Every table of the endpoint's region, and whether access control is on as far as
+    the endpoint says (okura's --auth; another endpoint keeps its identity policies in IAM,
+    out of sight: the user says so with --access-control). `sample` None: an okura's
+    tables are sampled by DEFAULT_SAMPLE items, another endpoint's not at all."""
     usage = observe(f"/okura/usage?region={urllib.parse.quote(region)}")
-    access_control = usage is None or usage.get("auth", "off") != "off"
+    access_control = usage is not None and usage.get("auth", "off") != "off"
     if sample is None:
         sample = DEFAULT_SAMPLE if usage is not None else 0
     names: list[str] = []
