@@ -113,7 +113,7 @@ def projection(names: list) -> Projection:
             raise errors.validation(
                 f"{_INVALID}Duplicate value in attribute name: {name}")  # unverified
         seen.add(name)
-    return Projection(Path((name,)) for name in names)
+    return Projection(_path(name) for name in names)
 
 
 def update(updates: dict) -> Update:
@@ -123,7 +123,7 @@ def update(updates: dict) -> Update:
     for name, spec in updates.items():
         action = spec.get("Action", "PUT")
         value = spec.get("Value")
-        path = Path((name,))
+        path = _path(name)
         if value is None:
             if action != "DELETE":
                 raise errors.validation(f"{_INVALID}Only DELETE action is allowed when no "
@@ -216,8 +216,15 @@ def _values(op: str, values: list | None) -> list:
     return values
 
 
+def _path(name: str) -> Path:
+    """A legacy parameter's attribute name as a path (never empty)."""
+    if not name:
+        raise errors.validation(validation.EMPTY_NAME)
+    return Path((name,))
+
+
 def _node(name: str, op: str, values: list):
-    path = Path((name,))
+    path = _path(name)
     consts = [Const(value) for value in values]
     symbol = _COMPARE.get(op)
     if symbol is not None:

@@ -30,7 +30,7 @@ def sized_item(item, pending: list) -> int | None:
         return None
     total = 0
     for name, av in item.items():
-        if type(av) is not dict or len(av) != 1 or len(name) > MAX_NAME:
+        if type(av) is not dict or len(av) != 1 or not name or len(name) > MAX_NAME:
             return None
         total += len(name) if name.isascii() else len(name.encode())
         # Looked up by tag, the commonest first (cheaper than unpacking av.items()).

@@ -27,6 +27,7 @@ _INVALID = "One or more parameter values were invalid: "
 EMPTY = "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"
 MANY = "Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes"
 NULL_NOT_TRUE = _INVALID + "Null attribute value types must have the value of true"
+EMPTY_NAME = _INVALID + "Empty attribute name"  # unverified past "Empty attribute name"
 TOO_DEEP = ("Nesting Levels have exceeded supported limits: "
             "Attributes in the item have nested levels beyond supported limit")
 _EMPTY_SET = {
@@ -95,7 +96,9 @@ def check_value(av, depth: int = 1) -> None:
     if tag == "N":
         av["N"] = numbers.normalize(value)
     elif tag == "M":
-        for member in value.values():
+        for name, member in value.items():
+            if not name:
+                raise errors.validation(EMPTY_NAME)
             check_value(member, depth + 1)
     elif tag == "L":
         for member in value:
@@ -187,6 +190,8 @@ def _check_all(values: dict, wrap) -> None:
     """Check every AttributeValue of a map; a type fault anywhere beats the first validation fault."""
     for name, av in values.items():
         try:
+            if name == "":
+                raise errors.validation(EMPTY_NAME)
             check_value(av)
         except DynamoError as fault:
             if fault.name != "ValidationException":

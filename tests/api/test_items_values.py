@@ -303,3 +303,38 @@ _members = {
 def test_arbitrary_json_never_gets_a_500(server, table, operation, body):
     reply = server.post(operation, {"TableName": table, **body})
     assert reply.status in (200, 400), (body, reply.raw)
+
+
+EMPTY_NAME = INVALID + "Empty attribute name"  # the wording after the prefix is unverified
+_S = {"S": "v"}
+
+
+@pytest.mark.parametrize("operation, params, message", [
+    ("put_item", {"Item": {"pk": {"S": "k"}, "": _S}}, EMPTY_NAME),
+    ("put_item", {"Item": {"pk": {"S": "k"}, "m": {"M": {"a": {"M": {"": _S}}}}}}, EMPTY_NAME),
+    ("put_item", {"Item": {"pk": {"S": "k"}, "l": {"L": [{"M": {"": _S}}]}}}, EMPTY_NAME),
+    ("put_item", {"Item": {"pk": {"S": "k"}}, "Expected": {"": {"Exists": False}}}, EMPTY_NAME),
+    ("update_item", {"Key": {"pk": {"S": "k"}}, "UpdateExpression": "SET a = :v",
+                     "ExpressionAttributeValues": {":v": {"M": {"": _S}}}},
+     f"ExpressionAttributeValues contains invalid value: {EMPTY_NAME} for key :v"),
+    ("update_item", {"Key": {"pk": {"S": "k"}}, "AttributeUpdates": {"": {"Value": _S}}},
+     EMPTY_NAME),
+    ("get_item", {"Key": {"pk": {"S": "k"}}, "AttributesToGet": [""]}, EMPTY_NAME),
+    ("scan", {"ScanFilter": {"": {"ComparisonOperator": "NULL"}}}, EMPTY_NAME),
+    ("get_item", {"Key": {"pk": {"S": "k"}}, "ProjectionExpression": "#a",
+                  "ExpressionAttributeNames": {"#a": ""}},
+     "ExpressionAttributeNames contains invalid value: Empty attribute name for key #a"),
+])
+def test_an_empty_attribute_name_anywhere(ddb, table, operation, params, message):
+    assert fails(getattr(ddb, operation), TableName=table, **params) == (
+        "ValidationException", message)
+
+
+def test_an_empty_attribute_name_in_batches_and_transactions(ddb, table):
+    item = {"pk": {"S": "k"}, "": _S}
+    assert fails(ddb.batch_write_item, RequestItems={table: [{"PutRequest": {"Item": item}}]}) \
+        == ("ValidationException", EMPTY_NAME)
+    code, message = fails(ddb.transact_write_items,
+                          TransactItems=[{"Put": {"TableName": table, "Item": item}}])
+    assert code == "ValidationException" and EMPTY_NAME in message
+    assert ddb.scan(TableName=table)["Count"] == 0
