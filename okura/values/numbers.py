@@ -40,8 +40,7 @@ def check(value: Decimal) -> Decimal:
     """Reject values outside DynamoDB's precision and range; returns the value normalised."""
     if not value:
         return Decimal(0)
-    significant = "".join(map(str, value.as_tuple().digits)).strip("0")
-    if len(significant) > MAX_DIGITS:
+    if _significant(value) > MAX_DIGITS:
         raise errors.validation("Attempting to store more than 38 significant digits in a Number")
     # Range first: normalising a value far outside it would overflow the context itself.
     exponent = value.adjusted()
@@ -50,6 +49,10 @@ def check(value: Decimal) -> Decimal:
     if exponent < -130:
         raise errors.validation(_UNDERFLOW)
     return value.normalize(_EXACT)
+
+
+def _significant(value: Decimal) -> int:
+    return len("".join(map(str, value.as_tuple().digits)).strip("0"))
 
 
 def to_text(value: Decimal) -> str:
@@ -78,10 +81,18 @@ _SMALL_INTEGER = re.compile(r"-?[1-9][0-9]{0,36}|0")
 def add(a: str, b: str) -> str:
     if _SMALL_INTEGER.fullmatch(a) and _SMALL_INTEGER.fullmatch(b):
         return str(int(a) + int(b))
-    return to_text(check(_EXACT.add(Decimal(a), Decimal(b))))
+    return _result(_EXACT.add(Decimal(a), Decimal(b)))
 
 
 def subtract(a: str, b: str) -> str:
     if _SMALL_INTEGER.fullmatch(a) and _SMALL_INTEGER.fullmatch(b):
         return str(int(a) - int(b))
-    return to_text(check(_EXACT.subtract(Decimal(a), Decimal(b))))
+    return _result(_EXACT.subtract(Decimal(a), Decimal(b)))
+
+
+def _result(value: Decimal) -> str:
+    """The normalised form of an arithmetic result. One whose integer part alone needs
+    more than 38 digits is an overflow, as DynamoDB reports `1E50 - 1` (50 nines)."""
+    if value and value.adjusted() >= MAX_DIGITS and _significant(value) > MAX_DIGITS:
+        raise errors.validation(_OVERFLOW)
+    return to_text(check(value))

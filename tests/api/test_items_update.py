@@ -357,9 +357,11 @@ def test_arithmetic_overflow_is_rejected(ddb, table):
         "Number overflow. Attempting to store a number with magnitude larger than supported range")
 
 
-@pytest.mark.parametrize("big, other", [("9E125", "-9E125"), ("-9E125", "9E125")])
+@pytest.mark.parametrize("big, other", [("9E125", "-9E125"), ("-9E125", "9E125"),
+                                        ("1E50", "1"), ("-1E50", "-1")])
 def test_arithmetic_of_values_overflowing_is_rejected(ddb, table, big, other):
-    # recorded from DynamoDB: a result past the range of magnitudes (1E126) is refused
+    # recorded from DynamoDB: a result past the range of magnitudes (1E126) is refused, and
+    # so is one whose integer part alone needs more than 38 digits (1E50 - 1: 50 nines)
     assert fails(ddb.update_item, TableName=table, Key=KEY, UpdateExpression="SET a = :big - :o",
                  ExpressionAttributeValues={":big": {"N": big}, ":o": {"N": other}}) == (
         "ValidationException",
