@@ -173,7 +173,7 @@ def _tags(body: dict) -> dict[str, Values]:
 
 async def _stream_records(d: Demands, body: dict) -> None:
     iterator = body.get("ShardIterator")
-    decoded = Iterator.decode(iterator) if type(iterator) is str else None
+    decoded = Iterator.decode(d.ctx.db.seal, iterator) if type(iterator) is str else None
     if decoded is not None:
         await d.on_arn("GetRecords", decoded.arn)
 

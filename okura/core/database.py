@@ -8,6 +8,7 @@ from okura.core.index_jobs import IndexJobs
 from okura.core.insights import Insights
 from okura.core.jobs import Runner
 from okura.core.metrics import Metrics
+from okura.core.sealed import Seal, load
 from okura.core.throughput import OFF, Throughput
 from okura.core.transfer import exporter, importer  # noqa: F401 (their job kinds)
 from okura.core.transfer.jobs import Transfers
@@ -21,6 +22,7 @@ class Database:
                  s3: ObjectStore | None = None, import_errors: str = "import-errors",
                  throttling: str = OFF):
         self.engine = engine
+        self.seal: Seal  # tokens handed to clients are sealed with it (loaded by open)
         self.account = account
         self.status_delay = status_delay
         self.stream_retention = stream_retention  # seconds stream records stay readable
@@ -71,6 +73,7 @@ class Database:
 
     async def open(self) -> None:
         await self.engine.open()
+        self.seal = await load(self.engine)
 
     async def close(self) -> None:
         await self.engine.close()

@@ -22,6 +22,7 @@ EXPORTS = _BASE - 9              # S3 exports: one row per export, its descripti
 IMPORTS = _BASE - 10             # S3 imports: likewise
 THROUGHPUT = _BASE - 11          # throughput budgets: one row per node, what it spent
 KINESIS_LOGS = _BASE - 12        # Kinesis streaming destinations: one change log per table
+SECRETS = _BASE - 13             # the secret that seals tokens (core/sealed.py)
 
 
 def collections_of(table_id: int) -> int:

@@ -8,6 +8,7 @@ from okura.core.context import Context
 from okura.operations.shared.contributor_insights import summary
 
 DEFAULT_PAGE = 100  # MaxResults' ceiling (the model); the default is not documented
+_NEXT_TOKEN = b"list-contributor-insights"
 
 
 async def handle(ctx: Context, body: dict) -> dict:
@@ -22,13 +23,14 @@ async def handle(ctx: Context, body: dict) -> dict:
     summaries = [summary(table, index, now) for table in tables
                  for index in (None, *(i.name for i in table.indexes if i.is_global))]
     token = body.get("NextToken")
+    seal = ctx.db.seal
     start = 0
-    if token is not None:
-        if not token.isdigit() or int(token) > len(summaries):
+    if token is not None:  # a sealed place in the list
+        start = seal.opened(_NEXT_TOKEN, token)
+        if type(start) is not int or start > len(summaries):
             raise errors.validation("Invalid NextToken")  # unverified
-        start = int(token)
     size = body.get("MaxResults") or DEFAULT_PAGE
     out: dict = {"ContributorInsightsSummaries": summaries[start:start + size]}
     if start + size < len(summaries):
-        out["NextToken"] = str(start + size)
+        out["NextToken"] = seal.token(_NEXT_TOKEN, start + size)
     return out

@@ -12,7 +12,7 @@ DEFAULT_LIMIT = 25  # the model's maximum (unverified as the default)
 async def handle(ctx: Context, body: dict) -> dict:
     shapes.check("ListExports", body)
     records = await transfer_jobs.listed(ctx, spaces.EXPORTS, body.get("TableArn"))
-    chosen, after = transfer_jobs.page(records, body.get("NextToken"),
+    chosen, after = transfer_jobs.page(ctx, records, body.get("NextToken"),
                                        body.get("MaxResults") or DEFAULT_LIMIT, "ExportArn")
     reply: dict = {"ExportSummaries": [
         {member: record["Description"][member]

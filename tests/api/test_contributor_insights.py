@@ -95,6 +95,9 @@ def test_an_index_has_its_own_setting(ddb):
     assert len(page["ContributorInsightsSummaries"]) == 1
     rest = ddb.list_contributor_insights(TableName=name, NextToken=page["NextToken"])
     assert rest["ContributorInsightsSummaries"] == listed[1:] and "NextToken" not in rest
+    with pytest.raises(ClientError) as excinfo:  # tokens are sealed: a number is not one
+        ddb.list_contributor_insights(TableName=name, NextToken="1")
+    assert error_of(excinfo) == ("ValidationException", "Invalid NextToken")
 
 
 def test_errors(ddb, table):

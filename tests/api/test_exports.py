@@ -197,6 +197,9 @@ def test_list_exports_pages_and_filters_by_table(ddb, s3_server):
     rest = ddb.list_exports(TableArn=arn, MaxResults=2, NextToken=page["NextToken"])
     assert [s["ExportArn"] for s in rest["ExportSummaries"]] == arns[2:]
     assert "NextToken" not in rest
+    # tokens are sealed: an ARN (what an earlier okura's token was) is not one
+    assert fails(ddb.list_exports, TableArn=arn, NextToken=arns[0]) == (
+        "ValidationException", "Invalid NextToken")
     everything = [s["ExportArn"] for s in ddb.list_exports()["ExportSummaries"]]
     assert set(arns) <= set(everything) or len(everything) == 25
 

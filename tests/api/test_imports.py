@@ -222,6 +222,11 @@ def test_list_imports_pages_with_hex_tokens(ddb, s3_server):
             break
         assert len(token) >= 112 and len(token) % 16 == 0
     assert set(arns) <= set(everything)
+    # tokens are sealed: an ARN in hex (what an earlier okura's token was) is not one
+    raw = arns[0].encode()
+    unsealed = raw.ljust(max(56, -(-len(raw) // 8) * 8), b"\0").hex()
+    assert fails(ddb.list_imports, NextToken=unsealed) == ("ValidationException",
+                                                           "Invalid NextToken")
     summary = next(s for s in ddb.list_imports()["ImportSummaryList"]
                    if s["ImportArn"] == arns[0]) if len(everything) <= 25 else None
     if summary is not None:

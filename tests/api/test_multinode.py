@@ -240,6 +240,22 @@ def test_stream_records_of_writes_through_both_nodes_come_once_each_in_item_orde
         assert versions == list(range(1, len(versions) + 1))
 
 
+def test_tokens_one_node_hands_out_are_taken_by_the_other(nodes, clients):
+    """Tokens are sealed with a secret kept in the database, made once for every node."""
+    name, arn = stream_table(clients[0])
+    clients[0].put_item(TableName=name, Item={"pk": {"S": "a"}})
+    clients[0].put_item(TableName=name, Item={"pk": {"S": "b"}})
+    one, two = (node.client("dynamodbstreams") for node in nodes)
+    shard = one.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0]["ShardId"]
+    iterator = one.get_shard_iterator(StreamArn=arn, ShardId=shard,
+                                      ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+    assert len(two.get_records(ShardIterator=iterator)["Records"]) == 2
+    page = clients[0].execute_statement(Statement=f'SELECT * FROM "{name}"', Limit=1)
+    rest = clients[1].execute_statement(Statement=f'SELECT * FROM "{name}"',
+                                        NextToken=page["NextToken"])
+    assert len(page["Items"] + rest["Items"]) == 2
+
+
 def test_index_created_through_one_node_while_the_other_writes_ends_complete(nodes):
     a, b = nodes[0].client(), nodes[1].client()
     name = hash_table(a)

@@ -356,12 +356,24 @@ def test_index_reads(ddb):
         "GlobalSecondaryIndexes": {"byg": {"CapacityUnits": 0.5}}}
 
 
-def test_a_token_this_server_did_not_make_is_invalid(ddb, pt):
+def test_a_token_this_server_did_not_make_is_invalid(ddb, pt, make_table):
+    """NextTokens are sealed: made up (an earlier okura's base64 JSON of a position
+    included), edited, or made for another table's read, they are invalid."""
     import base64
-    for forged in ('["x", "", ""]', '[-1, "", ""]', '[1.5, "", ""]', "[]"):
-        token = base64.b64encode(forged.encode()).decode()
-        assert fails(ddb, f'SELECT * FROM "{pt}"', NextToken=token) == (
+    statement = f'SELECT * FROM "{pt}"'
+    token = run(ddb, statement, Limit=1)["NextToken"]
+    other = make_table("S")
+    for pk in ("a", "b"):
+        ddb.put_item(TableName=other, Item={"pk": {"S": pk}, "sk": {"S": "1"}})
+    forged = [base64.b64encode(text.encode()).decode()
+              for text in ('["x", "", ""]', '[-1, "", ""]', '[1.5, "", ""]', "[]",
+                           '[0, "", ""]')]
+    forged += [token[:10] + ("A" if token[10] != "A" else "B") + token[11:],
+               run(ddb, f'SELECT * FROM "{other}"', Limit=1)["NextToken"]]
+    for text in forged:
+        assert fails(ddb, statement, NextToken=text) == (
             "ValidationException", "Invalid NextToken")
+    assert len(run(ddb, statement, NextToken=token)["Items"]) == 3
 
 
 def test_select_of_a_nested_path_names_the_value_by_its_last_name(ddb, table):

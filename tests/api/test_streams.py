@@ -3,6 +3,10 @@ StreamSpecification, ListStreams, DescribeStream, GetShardIterator, GetRecords a
 the records every kind of write produces."""
 from __future__ import annotations
 
+import base64
+import json
+import time
+
 import pytest
 from botocore.exceptions import ClientError
 from conftest import error_of, unique_name
@@ -337,6 +341,32 @@ def test_a_stream_arn_must_be_one(ddb, streams):
         with pytest.raises(ClientError) as excinfo:
             call()
         assert error_of(excinfo) == ("ValidationException", "Invalid StreamArn")
+
+
+def test_an_edited_or_forged_iterator_is_invalid(ddb, streams):
+    """A shard iterator is sealed (core/sealed.py): one in an earlier okura's form (base64
+    JSON of shard, position and issue time: a position of -2 was a 500, an issue time
+    ahead made it never expire), one with a character changed, or one moved to another
+    stream's ARN is refused before anything in it is used."""
+    name, arn = stream_table(ddb)
+    ddb.put_item(TableName=name, Item=item("a"))
+    shard = only_shard(streams, arn)
+    iterator = streams.get_shard_iterator(StreamArn=arn, ShardId=shard,
+                                          ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+    token = iterator.rpartition("|1|")[2]
+
+    def unsealed(position: int, issued: float) -> str:
+        raw = json.dumps([shard, position, issued]).encode()
+        return f"{arn}|1|{base64.urlsafe_b64encode(raw).decode()}"
+
+    edited = token[:10] + ("A" if token[10] != "A" else "B") + token[11:]
+    forged = [unsealed(-2, time.time()), unsealed(0, time.time() + 10 ** 9),
+              f"{arn}|1|{edited}", f"{stream_table(ddb)[1]}|1|{token}"]
+    for text in forged:
+        with pytest.raises(ClientError) as excinfo:
+            streams.get_records(ShardIterator=text)
+        assert error_of(excinfo) == ("ValidationException", "Invalid ShardIterator")
+    assert len(streams.get_records(ShardIterator=iterator)["Records"]) == 1
 
 
 def test_request_errors(ddb, streams):

@@ -1,21 +1,20 @@
 """Reading streams back: listing, describing, shard iterators and records, and
 trimming what has aged out.
 
-A shard iterator is the stream ARN, then an opaque token naming the shard, the
-last sequence counter already read (records after it come next) and when the
-iterator was issued (it expires ITERATOR_AGE later). Sequence counters of a stream
+A shard iterator is the stream ARN, then a sealed token (core/sealed.py) naming it, the
+shard, the last sequence counter already read (records after it come next) and when
+the iterator was issued (it expires ITERATOR_AGE later). Sequence counters of a stream
 are contiguous, which makes trimming easy to detect: the record after the
 iterator's position is missing (or past the trim horizon) exactly when it was
 trimmed.
 """
 from __future__ import annotations
 
-import base64
-import binascii
 from typing import TYPE_CHECKING, NamedTuple
 
 import orjson
 
+from okura.core.sealed import Seal
 from okura.core.spaces import KINESIS_LOGS, STREAMS
 from okura.core.streams.state import (RECORDS, Stream, load_stream, parse_arn, record_rk,
                                       region_prefix)
@@ -26,6 +25,7 @@ if TYPE_CHECKING:
     from okura.core.database import Database
 
 ITERATOR_AGE = 15 * 60
+_ITERATOR = b"shard-iterator"
 MAX_BYTES = 1024 * 1024   # GetRecords returns at most 1 MB ...
 MAX_RECORDS = 1000        # ... or 1000 records
 _CHUNK = 1000
@@ -37,21 +37,17 @@ class Iterator(NamedTuple):
     position: int   # the sequence counter last read; the next record is position + 1
     issued: float
 
-    def encode(self) -> str:
-        token = orjson.dumps([self.shard, self.position, self.issued])
-        return f"{self.arn}|1|{base64.urlsafe_b64encode(token).decode()}"
+    def encode(self, seal: Seal) -> str:
+        return f"{self.arn}|1|{seal.token(_ITERATOR, list(self))}"
 
     @classmethod
-    def decode(cls, text: str) -> Iterator | None:
+    def decode(cls, seal: Seal, text: str) -> Iterator | None:
+        """The iterator `encode` made, or None for any other text."""
         arn, _, token = text.rpartition("|1|")
-        try:
-            shard, position, issued = orjson.loads(base64.urlsafe_b64decode(token))
-        except (ValueError, TypeError, binascii.Error, orjson.JSONDecodeError):
+        sealed = seal.opened(_ITERATOR, token)
+        if sealed is None or sealed[0] != arn:
             return None
-        if not (isinstance(shard, str) and type(position) is int and
-                isinstance(issued, (int, float))):
-            return None
-        return cls(arn, shard, position, float(issued))
+        return cls(*sealed)
 
 
 class Batch(NamedTuple):

@@ -25,6 +25,7 @@ from okura.partiql import messages
 from okura.values import key_rules, ordering, sizes, validation
 
 _SETS = frozenset(("SS", "NS", "BS"))
+_NEXT_TOKEN = b"partiql-next-token"  # the purpose its NextToken is sealed for
 MAX_KEYS_IN = 50  # partition key values a read may name (developer guide, "PartiQL operators")
 Write = partiql.Insert | partiql.Update | partiql.Delete | partiql.Exists
 Statement = partiql.Select | Write
@@ -210,7 +211,9 @@ async def select(ctx: Context, stmt: partiql.Select, limit: int | None, next_tok
             return Page(_filtered(ctx, stmt, [] if raw is None else [raw]))
     walk = reads.Walk(None if partitions is None
                       else [source.partition([value]) for value in partitions], forward=forward)
-    page = await reads.read(ctx, source, walk, limit, consistent, _cursor(next_token))
+    # what a token binds: the table, index and partitions walked (its place is among them)
+    read = (table.id, stmt.index, None if partitions is None else len(partitions))
+    page = await reads.read(ctx, source, walk, limit, consistent, _cursor(ctx, read, next_token))
     found = _filtered(ctx, stmt, page.docs)
     ctx.metrics.paged("Scan" if partitions is None else "Query", table,
                       "" if source.index is None else source.index.name, consistent,
@@ -220,7 +223,7 @@ async def select(ctx: Context, stmt: partiql.Select, limit: int | None, next_tok
     if page.position is None:
         return Page(found)
     assert page.last is not None  # a page that stopped early says where
-    return Page(found, _token(page.position), source.last_key(orjson.loads(page.last)))
+    return Page(found, _token(ctx, read, page.position), source.last_key(orjson.loads(page.last)))
 
 
 async def key_target(ctx: Context, stmt: partiql.Select) -> tuple[Table, dict]:
@@ -264,19 +267,19 @@ def _selected_paths(shape: expressions.Projection, nested: list, item: dict) -> 
     return got
 
 
-def _token(position: tuple[int, bytes, bytes]) -> str:
+def _token(ctx: Context, read: tuple, position: tuple[int, bytes, bytes]) -> str:
+    """A sealed NextToken: the read it continues and the position to resume after."""
     place, hk, rk = position
-    return base64.b64encode(orjson.dumps(
-        [place, base64.b64encode(hk).decode(), base64.b64encode(rk).decode()])).decode()
+    return ctx.db.seal.token(_NEXT_TOKEN, [*read, place, base64.b64encode(hk).decode(),
+                                           base64.b64encode(rk).decode()])
 
 
-def _cursor(token: str | None) -> tuple[int, bytes, bytes] | None:
+def _cursor(ctx: Context, read: tuple, token: str | None) -> tuple[int, bytes, bytes] | None:
+    """The position of a NextToken `_token` made for the same read."""
     if token is None:
         return None
-    try:
-        position, hk, rk = orjson.loads(base64.b64decode(token))
-        if type(position) is not int or position < 0:
-            raise ValueError(position)
-        return position, base64.b64decode(hk), base64.b64decode(rk)
-    except (ValueError, TypeError):  # not a token this server made
-        raise errors.validation("Invalid NextToken") from None  # unverified
+    sealed = ctx.db.seal.opened(_NEXT_TOKEN, token)
+    if sealed is None or tuple(sealed[:len(read)]) != read:  # not a token of this read
+        raise errors.validation("Invalid NextToken")  # unverified
+    place, hk, rk = sealed[len(read):]
+    return place, base64.b64decode(hk), base64.b64decode(rk)

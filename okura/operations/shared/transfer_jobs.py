@@ -57,16 +57,22 @@ async def with_token(ctx: Context, space: int, body: dict, conflict) -> dict | N
     return None
 
 
-def page(records: list[dict], after: str | None, limit: int, arn_member: str
-         ) -> tuple[list[dict], str | None]:
-    """Up to `limit` records after the one whose ARN is `after`; and the ARN to go on
-    from, if more follow."""
+def page(ctx: Context, records: list[dict], token: str | None, limit: int, arn_member: str,
+         hexed: bool = False) -> tuple[list[dict], str | None]:
+    """Up to `limit` records after the one a NextToken names; and the NextToken to go on
+    from, if more follow: the last ARN listed, sealed (core/sealed.py), in hex when
+    `hexed` (ListImports' model asks for hex digits in groups of 16, at least 112)."""
+    seal = ctx.db.seal
+    purpose = arn_member.encode()
     start = 0
-    if after is not None:
+    if token is not None:
+        after = seal.hex_opened(purpose, token) if hexed else seal.opened(purpose, token)
         arns = [record["Description"][arn_member] for record in records]
-        if after not in arns:
+        if after is None or after not in arns:
             raise errors.validation("Invalid NextToken")  # unverified
         start = arns.index(after) + 1
     chosen = records[start:start + limit]
-    more = start + limit < len(records)
-    return chosen, chosen[-1]["Description"][arn_member] if more and chosen else None
+    if start + limit >= len(records) or not chosen:
+        return chosen, None
+    arn = chosen[-1]["Description"][arn_member]
+    return chosen, seal.hex_token(purpose, arn, 56) if hexed else seal.token(purpose, arn)

@@ -11,7 +11,7 @@ from okura.operations.streams import check_limit, existing_stream, horizon, shar
 async def handle(ctx: Context, body: dict) -> bytes:
     shapes.check("GetRecords", body)
     limit = check_limit(body, read.MAX_RECORDS)
-    iterator = read.Iterator.decode(body["ShardIterator"])
+    iterator = read.Iterator.decode(ctx.db.seal, body["ShardIterator"])
     if iterator is None:
         raise errors.validation("Invalid ShardIterator")  # unverified
     db = ctx.db
@@ -30,6 +30,7 @@ async def handle(ctx: Context, body: dict) -> bytes:
     # Records are stored as wire JSON: the reply is spliced, never re-encoded.
     reply = b'{"Records":[' + b",".join(batch.records) + b"]"
     if not batch.finished:
-        following = read.Iterator(iterator.arn, iterator.shard, batch.position, now).encode()
+        following = read.Iterator(iterator.arn, iterator.shard, batch.position,
+                                  now).encode(db.seal)
         reply += b',"NextShardIterator":"' + following.encode() + b'"'
     return reply + b"}"

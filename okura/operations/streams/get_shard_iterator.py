@@ -44,4 +44,4 @@ async def handle(ctx: Context, body: dict) -> dict:
                 raise errors.trimmed_data_access() from None
         position = seq - 1 if kind == "AT_SEQUENCE_NUMBER" else seq
     iterator = read.Iterator(stream.arn, shard["Id"], position, db.clock.now())
-    return {"ShardIterator": iterator.encode()}
+    return {"ShardIterator": iterator.encode(db.seal)}
