@@ -63,7 +63,7 @@ class Demands:
         if type(value) is not str:
             return None
         try:
-            name = resolve.table_name(value)
+            name = resolve.table_name(self.ctx, value)
         except DynamoError:
             return None
         db = self.ctx.db
@@ -114,7 +114,7 @@ class Demands:
         else:
             match = resolve.TABLE_ARN.fullmatch(arn.split("/index/")[0])
             if match is not None:
-                region, _account, name = match.groups()
+                _partition, region, _account, name = match.groups()
                 table = self.ctx.db.catalog.cached(region, name) or \
                     await self.ctx.db.catalog.get(region, name)
         self.add(action, arn, facts or {}, table)

@@ -42,6 +42,19 @@ class CatalogChanged(Exception):
         self.table = table
 
 
+# The ARN partitions of AWS's regions apart from the commercial one ("aws")
+_PARTITIONS = (("cn-", "aws-cn"), ("us-gov-", "aws-us-gov"), ("us-isob-", "aws-iso-b"),
+               ("us-isof-", "aws-iso-f"), ("eu-isoe-", "aws-iso-e"), ("us-iso-", "aws-iso"))
+
+
+def partition(region: str) -> str:
+    """The partition of a region's ARNs."""
+    for prefix, name in _PARTITIONS:
+        if region.startswith(prefix):
+            return name
+    return "aws"
+
+
 class Table:
     """One table: its catalog document and what is derived from it once."""
 
@@ -55,7 +68,7 @@ class Table:
         self.region = region
         self.name = doc["TableName"]
         self.doc = doc
-        self.arn = f"arn:aws:dynamodb:{region}:{account}:table/{self.name}"
+        self.arn = f"arn:{partition(region)}:dynamodb:{region}:{account}:table/{self.name}"
         types = {a["AttributeName"]: a["AttributeType"] for a in doc["AttributeDefinitions"]}
         schema = {k["KeyType"]: k["AttributeName"] for k in doc["KeySchema"]}
         self.hash_key = schema["HASH"]

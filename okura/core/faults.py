@@ -294,7 +294,7 @@ class Faults:
         found = {}
         for name in {name for name, _, _ in targets if name}:
             try:
-                table = await ctx.db.catalog.get(ctx.region, table_name(name))
+                table = await ctx.db.catalog.get(ctx.region, table_name(ctx, name))
             except errors.DynamoError:
                 continue
             if table is not None:
@@ -327,7 +327,7 @@ class Faults:
         (table, index or None, partition key bytes or None)."""
         name, index_name, key = target
         try:
-            table = await ctx.db.catalog.get(ctx.region, table_name(name))
+            table = await ctx.db.catalog.get(ctx.region, table_name(ctx, name))
         except errors.DynamoError:
             return None
         if table is None:

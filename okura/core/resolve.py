@@ -4,25 +4,48 @@ context, where metrics (and later access control) find it."""
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 from okura import errors
-from okura.core.catalog import Table
+from okura.core.catalog import Table, partition
 from okura.core.context import Context
 
 TABLE_ARN = re.compile(
-    r"arn:aws[a-z-]*:dynamodb:([a-z0-9-]+):(\d{12}):table/([a-zA-Z0-9_.-]{3,255})")
+    r"arn:(aws[a-z-]*):dynamodb:([a-z0-9-]+):(\d{12}):table/([a-zA-Z0-9_.-]{3,255})")
 
 
-def table_name(value: str) -> str:
+def here(ctx: Context, arn_partition: str, region: str, account: str) -> bool:
+    """Whether an ARN's partition, region and account are the request's: only those name
+    a table or stream this endpoint serves."""
+    return region == ctx.region and account == ctx.account and \
+        arn_partition == partition(region)
+
+
+def local_name(ctx: Context, value: str) -> str | None:
     """The table a TableName member names: a name (the request model checked it), or a
     table ARN (arn:aws:dynamodb:region:account:table/NAME), whose NAME follows the same
-    rules: nothing else can name a table, or come to be one."""
+    rules: nothing else can name a table, or come to be one. None for an ARN of another
+    partition, region or account: it names no table this request may reach."""
     if value.startswith("arn:"):
         match = TABLE_ARN.fullmatch(value)
         if match is None:
             raise invalid_arn(value)
-        return match.group(3)
+        arn_partition, region, account, name = match.groups()
+        return name if here(ctx, arn_partition, region, account) else None
     return value
+
+
+def table_name(ctx: Context, value: str,
+               missing: Callable[[str], errors.DynamoError] | None = None) -> str:
+    """local_name, where an ARN of another partition, region or account gets what the
+    operation answers for a table that does not exist: `missing(name)`, by default
+    ResourceNotFoundException "Requested resource not found" (what users quote for
+    another account's table; for another region or partition, unverified)."""
+    name = local_name(ctx, value)
+    if name is None:
+        name = value.rpartition("/")[2]
+        raise errors.resource_not_found() if missing is None else missing(name)
+    return name
 
 
 def invalid_arn(arn: str) -> errors.DynamoError:
@@ -42,7 +65,7 @@ def _serves(ctx: Context, table: Table) -> bool:
 
 async def serving(ctx: Context, value: str) -> Table:
     """The table a data operation addresses: ResourceNotFound unless it serves data."""
-    table = await ctx.db.catalog.get(ctx.region, table_name(value))
+    table = await ctx.db.catalog.get(ctx.region, table_name(ctx, value))
     if table is None or not _serves(ctx, table):
         raise errors.resource_not_found()
     return _noted(ctx, table)
@@ -66,7 +89,7 @@ def held(ctx: Context, name: object) -> Table | None:
 
 async def existing(ctx: Context, value: str) -> Table:
     """The table a control-plane request addresses, in any status."""
-    name = table_name(value)
+    name = table_name(ctx, value, errors.table_not_found)
     table = await ctx.db.catalog.get(ctx.region, name)
     if table is None:
         raise errors.table_not_found(name)
@@ -78,9 +101,9 @@ async def by_arn(ctx: Context, arn: str) -> Table:
     match = TABLE_ARN.fullmatch(arn)
     if match is None:
         raise invalid_arn(arn)
-    region, account, name = match.groups()
+    arn_partition, region, account, name = match.groups()
     table = None
-    if region == ctx.region and account == ctx.account:
+    if here(ctx, arn_partition, region, account):
         table = await ctx.db.catalog.get(region, name)
     if table is None:
         raise errors.resource_not_found(f"Requested resource not found: ResourcArn: {arn} not found")

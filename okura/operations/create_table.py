@@ -59,7 +59,7 @@ def table_document(ctx: Context, body: dict) -> dict:
     now = round(db.clock.now(), 3)
     doc = {
         "AttributeDefinitions": body["AttributeDefinitions"],
-        "TableName": resolve.table_name(body["TableName"]),
+        "TableName": resolve.table_name(ctx, body["TableName"]),
         "KeySchema": schema,
         "TableStatus": CREATING,
         "CreationDateTime": now,

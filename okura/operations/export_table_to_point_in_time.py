@@ -21,9 +21,9 @@ async def _table(ctx: Context, arn: str) -> Table:
     match = resolve.TABLE_ARN.fullmatch(arn)
     if match is None:
         raise resolve.invalid_arn(arn)
-    region, account, name = match.groups()
+    arn_partition, region, account, name = match.groups()
     table = None
-    if region == ctx.region and account == ctx.account:
+    if resolve.here(ctx, arn_partition, region, account):
         table = await ctx.db.catalog.get(region, name)
     if table is None:
         raise errors.backup_table_not_found(name)

@@ -13,15 +13,16 @@ _TYPES = {"USER": (backups.USER,), "SYSTEM": (backups.SYSTEM,), "AWS_BACKUP": ()
 
 async def handle(ctx: Context, body: dict) -> dict:
     shapes.check("ListBackups", body)
-    name = body.get("TableName")
-    name = None if name is None else resolve.table_name(name)
+    named = body.get("TableName")
+    # another partition's, region's or account's table (None) has no backups here
+    name = None if named is None else resolve.local_name(ctx, named)
     kinds = _TYPES[body.get("BackupType") or "USER"]
     lower, upper = body.get("TimeRangeLowerBound"), body.get("TimeRangeUpperBound")
     start = body.get("ExclusiveStartBackupArn")
     after = None if start is None else backups.backup_id_of(start)
     found = [backup for backup in await backups.every(ctx.db, ctx.region)
              if backup.doc["Type"] in kinds
-             and (name is None or backup.doc["Table"]["TableName"] == name)
+             and (named is None or backup.doc["Table"]["TableName"] == name)
              and (lower is None or backup.doc["Created"] >= lower)
              and (upper is None or backup.doc["Created"] < upper)
              and (after is None or backup.doc["Id"] > after)]

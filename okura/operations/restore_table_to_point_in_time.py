@@ -17,7 +17,8 @@ async def _source(ctx: Context, body: dict) -> tuple[dict, history.History | Non
         raise errors.validation(  # unverified
             "One or more parameter values were invalid: exactly one of SourceTableArn and "
             "SourceTableName must be specified")
-    name = resolve.table_name(arn) if arn is not None else name
+    name = resolve.table_name(ctx, arn, errors.backup_table_not_found) \
+        if arn is not None else name
     assert name is not None
     table = await ctx.db.catalog.get(ctx.region, name)
     if table is not None and not table.gone(ctx.clock.now()):

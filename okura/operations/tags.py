@@ -47,8 +47,8 @@ async def list_tags_of_resource(ctx: Context, body: dict) -> dict:
         table = await _table(ctx, arn)
     except errors.DynamoError as error:
         match = resolve.TABLE_ARN.fullmatch(arn)
-        if error.name != "ResourceNotFoundException" or match is None or (
-                match.group(1), match.group(2)) != (ctx.region, ctx.account):
+        if error.name != "ResourceNotFoundException" or match is None or \
+                not resolve.here(ctx, *match.groups()[:3]):
             raise
         # recorded: a table of the caller's region and account that does not exist is
         # AccessDenied (the caller named as the account's root: unverified)

@@ -17,7 +17,7 @@ async def handle(ctx: Context, body: dict) -> dict:
         check_arn(body["ExclusiveStartStreamArn"])
     name = body.get("TableName")
     streams, more = await read.listing(ctx.db, ctx.region,
-                                       None if name is None else table_name(name),
+                                       None if name is None else table_name(ctx, name),
                                        body.get("ExclusiveStartStreamArn"), limit,
                                        horizon(ctx))
     reply: dict = {"Streams": [{"StreamArn": s.arn, "TableName": s.doc["TableName"],
