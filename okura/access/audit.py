@@ -14,6 +14,7 @@ from typing import Any
 
 import orjson
 
+from okura.core.catalog import table_arn
 from okura.core.context import Context
 from okura.errors import DynamoError
 
@@ -140,7 +141,7 @@ class Audit:
         for name in tables:
             if type(name) is str:
                 arns.append(name if name.startswith("arn:") else
-                            f"arn:aws:dynamodb:{ctx.region}:{ctx.account}:table/{name}")
+                            table_arn(ctx.region, ctx.account, name))
         arns += [body[m] for m in _ARN_MEMBERS if type(body.get(m)) is str]
         return [{"accountId": ctx.account, "type": "AWS::DynamoDB::Stream" if "/stream/" in arn
                  else "AWS::DynamoDB::Table", "ARN": arn} for arn in dict.fromkeys(arns)]

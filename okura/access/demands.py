@@ -16,7 +16,7 @@ from typing import Any, Callable, Container, NamedTuple
 
 from okura import expressions, partiql
 from okura.core import resolve
-from okura.core.catalog import POLICIES, Table
+from okura.core.catalog import POLICIES, Table, table_arn
 from okura.core.context import Context
 from okura.core.streams.state import parse_arn
 from okura.errors import DynamoError
@@ -69,7 +69,7 @@ class Demands:
         db = self.ctx.db
         table = db.catalog.cached(self.ctx.region, name) or await db.catalog.get(self.ctx.region, name)
         arn = table.arn if table is not None else \
-            f"arn:aws:dynamodb:{self.ctx.region}:{self.ctx.account}:table/{name}"
+            table_arn(self.ctx.region, self.ctx.account, name)
         return arn, table
 
     def wants(self, table: Table | None) -> Container[str]:

@@ -55,6 +55,10 @@ def partition(region: str) -> str:
     return "aws"
 
 
+def table_arn(region: str, account: str, name: str) -> str:
+    return f"arn:{partition(region)}:dynamodb:{region}:{account}:table/{name}"
+
+
 class Table:
     """One table: its catalog document and what is derived from it once."""
 
@@ -68,7 +72,7 @@ class Table:
         self.region = region
         self.name = doc["TableName"]
         self.doc = doc
-        self.arn = f"arn:{partition(region)}:dynamodb:{region}:{account}:table/{self.name}"
+        self.arn = table_arn(region, account, self.name)
         types = {a["AttributeName"]: a["AttributeType"] for a in doc["AttributeDefinitions"]}
         schema = {k["KeyType"]: k["AttributeName"] for k in doc["KeySchema"]}
         self.hash_key = schema["HASH"]

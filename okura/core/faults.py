@@ -20,6 +20,7 @@ import random
 from typing import TYPE_CHECKING, Any, Callable
 
 from okura import errors
+from okura.core.catalog import table_arn
 from okura.core.resolve import table_name
 
 if TYPE_CHECKING:
@@ -362,7 +363,7 @@ class Faults:
         if positions and targets[positions[0]][0]:
             table, index, _ = targets[positions[0]]
             resource = table if table.startswith("arn:") else (
-                f"arn:aws:dynamodb:{ctx.region}:{ctx.account}:table/{table}")
+                table_arn(ctx.region, ctx.account, table))
             if index is not None:
                 resource += "/index/" + index
             kind = "Write" if ctx.operation in _WRITES else "Read"

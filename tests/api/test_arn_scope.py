@@ -118,3 +118,17 @@ def test_a_stream_arn_of_another_region_account_or_partition_names_no_stream(
     assert error_of(excinfo) == ("ResourceNotFoundException",
                                  f"Requested resource not found: Stream: {theirs} not found")
     assert len(their_streams.get_records(ShardIterator=iterator)["Records"]) == 1
+
+
+def test_a_table_arn_carries_its_regions_partition(server):
+    china = server.client(region="cn-north-1")
+    name = unique_name()
+    china.create_table(TableName=name, KeySchema=KEY, BillingMode="PAY_PER_REQUEST",
+                       AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}])
+    china.put_item(TableName=name, Item={"pk": {"S": "a"}})
+    arn = china.describe_table(TableName=name)["Table"]["TableArn"]
+    assert arn.startswith("arn:aws-cn:dynamodb:cn-north-1:")
+    assert china.get_item(TableName=arn, Key={"pk": {"S": "a"}})["Item"]
+    with pytest.raises(ClientError) as excinfo:
+        china.get_item(TableName=arn.replace("arn:aws-cn:", "arn:aws:"), Key={"pk": {"S": "a"}})
+    assert error_of(excinfo) == NOT_FOUND
