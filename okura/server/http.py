@@ -40,6 +40,11 @@ _STATUS = {200: b"200 OK", 202: b"202 Accepted", 400: b"400 Bad Request", 403: b
 _JSON = b"application/x-amz-json-1.0"
 _KEEP, _CLOSE = b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n"
 _CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
+MAX_HEAD = 16 * 1024  # request line and headers: DynamoDB answers 400 past 16 KB
+# The bytes a request's body may take on the wire (chunk framing, trailers) before it is
+# refused: its decoded size is checked exactly once it is complete.
+MAX_WIRE = 2 * MAX_BODY
+_FOLD = 64  # body pieces (chunks) kept apart before they are joined into one buffer
 # Browsers call DynamoDB directly (the JavaScript SDK in a page): any origin may, and
 # reads the headers SDKs check.
 _CORS = (b"\r\nAccess-Control-Allow-Origin: *\r\nAccess-Control-Expose-Headers: "
@@ -165,7 +170,8 @@ class Outbox:
 
 class HttpProtocol(asyncio.Protocol):
     __slots__ = ("app", "transport", "parser", "headers", "url", "body", "queue", "busy",
-                 "local_address", "closing", "after_commit", "outbox", "sink", "replies")
+                 "local_address", "closing", "after_commit", "outbox", "sink", "replies",
+                 "head", "wire")
 
     def __init__(self, app):
         self.app = app
@@ -181,9 +187,13 @@ class HttpProtocol(asyncio.Protocol):
         self.queue: deque[tuple] = deque()
         self.busy = False
         self.closing = False
-        self._reset()
-
-    def _reset(self):
+        # The request head arriving when a chunk of input ends: the bytes of it counted
+        # so far, None while a body arrives instead, -1 (within a chunk) for a head that
+        # began after other input in that chunk, whose bytes there are not counted
+        # (a chunk starts with a head only when the previous message ended with the
+        # previous chunk). `wire`: the bytes received while a body arrives.
+        self.head: int | None = 0
+        self.wire = 0
         self.headers = {}
         self.url = b""
         self.body = []
@@ -199,12 +209,31 @@ class HttpProtocol(asyncio.Protocol):
         self.transport = self.sink = None
 
     def data_received(self, data):
+        """Feed the parser, keeping each request's head and body within their limits
+        however the input is cut: the work and memory a request costs stay linear in its
+        size (a header is only handed over once complete, so its size is watched here)."""
+        if self.transport is None:
+            return  # a reply that ends the connection is due: nothing more is read
+        head = self.head
+        if head is not None and head + len(data) > MAX_HEAD:
+            end = data.find(b"\r\n\r\n")  # the head arriving ends there
+            if head + (len(data) if end < 0 else end + 4) > MAX_HEAD:
+                self._fail_connection(400)
+                return
         try:
             self.parser.feed_data(data)
-        except httptools.HttpParserUpgrade:
+        except (httptools.HttpParserUpgrade, httptools.HttpParserError):
             self._fail_connection(400)
-        except httptools.HttpParserError:
-            self._fail_connection(400)
+            return
+        head = self.head
+        if head is not None:
+            self.head = head + len(data) if head >= 0 else 0
+        else:
+            self.wire += len(data)
+            if self.wire > MAX_WIRE:
+                self._fail_connection(413)
+            elif len(self.body) > _FOLD:  # a body in many small chunks: one buffer, so
+                self.body = [_folded(self.body)]  # that memory stays linear in its size
 
     # httptools callbacks
     def on_url(self, url):
@@ -225,19 +254,24 @@ class HttpProtocol(asyncio.Protocol):
         if wanted is not None:
             self.headers[wanted] = value.decode("latin-1")
 
+    def on_headers_complete(self):
+        self.head = None
+        self.wire = 0
+
     def on_body(self, body):
         self.body.append(body)
-        if sum(map(len, self.body)) > MAX_BODY:
-            self.body = []
-            self._fail_connection(413)
 
     def on_message_complete(self):
         method = self.parser.get_method()
         keep_alive = self.parser.should_keep_alive()
-        item = (method, self.url, self.headers, b"".join(self.body), keep_alive)
-        self.headers, self.url, self.body = {}, b"", []  # _reset(), inlined
+        body = b"".join(self.body)
+        item = (method, self.url, self.headers, body, keep_alive)
+        self.headers, self.url, self.body, self.head = {}, b"", [], -1
         if self.transport is None:
             return  # after a reply that ends the connection nothing more runs
+        if len(body) > MAX_BODY:
+            self._fail_connection(413)
+            return
         if self.busy:
             self.queue.append(item)
         else:
@@ -406,6 +440,15 @@ class HttpProtocol(asyncio.Protocol):
         self.closing = True
         if not self.busy:
             self._emit(lambda closing, error: b"", False)
+
+
+def _folded(pieces: list) -> bytearray:
+    """A body's pieces as one buffer, the first piece's if it is one already (each byte
+    is copied a bounded number of times however the body is cut)."""
+    first = pieces[0]
+    buffer = first if type(first) is bytearray else bytearray(first)
+    buffer += b"".join(pieces[1:])
+    return buffer
 
 
 def _api_reply(request, result, closing: bool, commit_error) -> bytes:

@@ -4,7 +4,6 @@ from __future__ import annotations
 import gzip
 import http.client
 import json
-import time
 import zlib
 
 import pytest
@@ -239,11 +238,6 @@ def test_gzip_body_inflates_no_further_than_the_largest_request(server):
     assert reply.json["__type"] == "com.amazon.coral.service#RequestEntityTooLargeException"
     two_members = gzip.compress(b'{"Lim') + gzip.compress(b'it": 5}')  # gzip allows several
     assert server.post("ListTables", two_members, headers={"Content-Encoding": "gzip"}).status == 200
-    many_members = gzip.compress(b"{}") + gzip.compress(b"") * 200_000  # 4 MB, 200k members
-    started = time.perf_counter()
-    assert server.post("ListTables", many_members,
-                       headers={"Content-Encoding": "gzip"}).status == 200
-    assert time.perf_counter() - started < 3  # linear work: each member's input copied once
 
 
 def test_tables_are_per_region(server):
