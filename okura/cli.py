@@ -75,6 +75,13 @@ def main(argv: list[str] | None = None) -> None:
                             "start (docs/admin.md)")
     serve.add_argument("--no-console", dest="console", action="store_false", default=None,
                        help="do not serve the console under /console/ (docs/console.md)")
+    serve.add_argument("--idle-timeout", type=float, metavar="SECONDS",
+                       help="close a connection that sends no whole request for this long "
+                            "(default 60; 0: never)")
+    serve.add_argument("--max-connections", type=int, metavar="N",
+                       help="connections open at once (default 10000, within the open-file "
+                            "limit); past it the quietest makes room, or the new one gets "
+                            "a 503")
     _backup_commands(commands)
     _transfer_commands(commands)
     _advise_command(commands)

@@ -47,6 +47,8 @@ class Settings:
     faults: list = field(default_factory=list)  # [[faults]] rules injected from the start
     throttling: str = "shadow"        # off | shadow | enforce: capacity limits (docs/throttling.md)
     console: bool = True              # the console's pages under /console/ (docs/console.md)
+    idle_timeout: float = 60.0        # seconds a connection may go without a whole request
+    max_connections: int = 10000      # connections open at once (server/connections.py)
 
     def merged(self, **overrides) -> "Settings":
         given = {key: value for key, value in overrides.items() if value is not None}
@@ -64,6 +66,8 @@ class StartupError(Exception):
 CHOICES = {"durability": ("process", "fsync"), "log_level": ("debug", "info", "warning", "error"),
            "auth": ("off", "warn", "enforce"),
            "throttling": ("off", "shadow", "enforce")}
+# The settings with a least value
+_AT_LEAST: dict[str, float] = {"idle_timeout": 0, "max_connections": 1}
 _KINDS = {bool: "true or false", int: "a whole number", float: "a number", str: "a string",
           dict: "a table", list: "a list"}
 
@@ -85,6 +89,8 @@ def _checked(name: str, kind: type, value: Any, origin: str) -> Any:
                            f"not {value!r}")
     if name == "port" and isinstance(value, int) and not 0 <= value <= 65535:
         raise StartupError(f"{origin}: port must be between 0 and 65535, not {value}")
+    if name in _AT_LEAST and isinstance(value, (int, float)) and value < _AT_LEAST[name]:
+        raise StartupError(f"{origin}: {name} must be at least {_AT_LEAST[name]}, not {value}")
     return value
 
 

@@ -24,6 +24,7 @@ from okura.core.transfer.objects import store_for
 from okura.core.ttl.sweeper import Sweeper
 from okura.access.guard import Guard
 from okura.server import auth, startup, tls
+from okura.server.connections import Connections, connection_limit, file_limit
 from okura.server.guarded import GuardedProtocol, guard_app, identities_of
 from okura.server.http import HttpProtocol, Outbox, Request, decode_body, request_ids
 from okura.server.router import ROUTES
@@ -42,7 +43,7 @@ class App:
         self.db = db
         self.settings = settings
         self.request_ids = request_ids()
-        self.connections: set[HttpProtocol] = set()
+        self.connections = Connections(settings.max_connections, settings.idle_timeout)
         self.outbox = Outbox()
         self.metrics = db.metrics
         # With --auth warn or enforce: the guard, and the routes' handlers wrapped by it
@@ -186,7 +187,8 @@ async def serve(settings: Settings, ready: Callable[[int], None] | None = None,
     if settings.seed:
         await claimed.seed(db)
     loop = asyncio.get_running_loop()
-    if stop is None:  # okura owns the process
+    owned = stop is None  # okura owns the process
+    if stop is None:
         # Everything made so far (modules, the request model, ...) lives as long as the
         # process: keep it out of the collector's full passes, which otherwise walk all
         # of it (6-10 ms, a latency spike whenever one runs under load).
@@ -194,6 +196,7 @@ async def serve(settings: Settings, ready: Callable[[int], None] | None = None,
         stop = asyncio.Event()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
+    app.connections.maximum = connection_limit(settings.max_connections, file_limit(owned))
     protocol = HttpProtocol if app.guard is None else GuardedProtocol
     servers = []
     if secure is not None:  # HTTPS on its own port, beside HTTP (server/tls.py), first: a
@@ -215,6 +218,8 @@ async def serve(settings: Settings, ready: Callable[[int], None] | None = None,
     if db.engine.shared:
         background += [asyncio.ensure_future(db.clock.follow()),
                        asyncio.ensure_future(Sharing(db).run())]
+    if settings.idle_timeout:
+        background.append(asyncio.ensure_future(app.connections.sweep()))
     await stop.wait()
     for task in background:
         task.cancel()

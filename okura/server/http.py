@@ -25,7 +25,7 @@ from okura import errors
 from okura.core.capacity import Ledger
 from okura.core.context import Context
 from okura.core.database import Database
-from okura.core.faults import DropConnection
+from okura.core.faults import DropConnection, service_unavailable
 from okura.server import admin, console, lambda_api, prometheus
 from okura.server.codings import (  # decode_body: app.py takes it from here
     COMPRESS_OVER, MAX_BODY, accepted, compress, decode_body)
@@ -171,7 +171,7 @@ class Outbox:
 class HttpProtocol(asyncio.Protocol):
     __slots__ = ("app", "transport", "parser", "headers", "url", "body", "queue", "busy",
                  "local_address", "closing", "after_commit", "outbox", "sink", "replies",
-                 "head", "wire")
+                 "head", "wire", "seen", "drowsy")
 
     def __init__(self, app):
         self.app = app
@@ -187,6 +187,9 @@ class HttpProtocol(asyncio.Protocol):
         self.queue: deque[tuple] = deque()
         self.busy = False
         self.closing = False
+        # A whole request arrived since the last idle sweep; the last sweep found none
+        # (server/connections.py)
+        self.seen = self.drowsy = False
         # The request head arriving when a chunk of input ends: the bytes of it counted
         # so far, None while a body arrives instead, -1 (within a chunk) for a head that
         # began after other input in that chunk, whose bytes there are not counted
@@ -202,10 +205,11 @@ class HttpProtocol(asyncio.Protocol):
     def connection_made(self, transport):
         self.transport = self.sink = transport
         self.local_address = transport.get_extra_info("sockname")
-        self.app.connections.add(self)
+        if not self.app.connections.admit(self):
+            self._fail_connection(503)
 
     def connection_lost(self, exc):
-        self.app.connections.discard(self)
+        self.app.connections.drop(self)
         self.transport = self.sink = None
 
     def data_received(self, data):
@@ -267,6 +271,7 @@ class HttpProtocol(asyncio.Protocol):
         body = b"".join(self.body)
         item = (method, self.url, self.headers, body, keep_alive)
         self.headers, self.url, self.body, self.head = {}, b"", [], -1
+        self.seen = True
         if self.transport is None:
             return  # after a reply that ends the connection nothing more runs
         if len(body) > MAX_BODY:
@@ -428,11 +433,21 @@ class HttpProtocol(asyncio.Protocol):
         self._emit(partial(_api_reply, request, result), keep_alive)
 
     def _fail_connection(self, status):
-        error = errors.request_too_large() if status == 413 else errors.serialization(
-            "Malformed HTTP request")  # unverified
+        error = (errors.request_too_large() if status == 413 else service_unavailable()
+                 if status == 503 else errors.serialization("Malformed HTTP request"))  # unverified
         request_id, cors = next(self.app.request_ids), _cors(self.headers)
         self._emit(lambda closing, commit_error: _reply_bytes(
             error.status, error.body(), closing, _JSON, request_id, cors), False)
+
+    def quiet(self) -> bool:
+        """No whole request since the last idle sweep, and no reply of ours due."""
+        return not (self.seen or self.busy or self.replies or self.queue)
+
+    def close_now(self) -> None:
+        """Close a quiet connection (nothing of ours is due on it)."""
+        if self.sink is not None:
+            self.sink.close()
+        self.transport = self.sink = None
 
     def close_when_idle(self):
         """Shut down: close now if idle (after the replies still due), else after the
