@@ -82,6 +82,12 @@ def main(argv: list[str] | None = None) -> None:
                        help="connections open at once (default 10000, within the open-file "
                             "limit); past it the quietest makes room, or the new one gets "
                             "a 503")
+    serve.add_argument("--allowed-hosts", metavar="NAMES",
+                       help="comma-separated host names okura answers for besides localhost "
+                            "and IP addresses (* : any; docs/admin.md, Browsers)")
+    serve.add_argument("--cors-origins", metavar="ORIGINS",
+                       help="comma-separated origins (https://app.example.com) whose pages may "
+                            "call the DynamoDB API besides localhost's (*: any)")
     _backup_commands(commands)
     _transfer_commands(commands)
     _advise_command(commands)

@@ -49,6 +49,8 @@ class Settings:
     console: bool = True              # the console's pages under /console/ (docs/console.md)
     idle_timeout: float = 60.0        # seconds a connection may go without a whole request
     max_connections: int = 10000      # connections open at once (server/connections.py)
+    allowed_hosts: str = ""           # Host names okura answers besides localhost and addresses
+    cors_origins: str = ""            # origins whose pages may call the API besides localhost
 
     def merged(self, **overrides) -> "Settings":
         given = {key: value for key, value in overrides.items() if value is not None}

@@ -138,7 +138,8 @@ class Server:
         """A request to one of okura's admin endpoints (docs/admin.md), its JSON reply."""
         data = None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(f"{self.endpoint_url}/okura/{name}", data=data,
-                                         method=method)
+                                         method=method,
+                                         headers={"Content-Type": "application/json"})
         with urllib.request.urlopen(request, timeout=30) as reply:
             return json.loads(reply.read())
 

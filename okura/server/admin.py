@@ -22,6 +22,9 @@ Documented in docs/admin.md.
 - GET /okura/metrics?table=T[&region=R]: a table's metrics period by period over the
   last hour, for the console's graphs (server/metric_series.py)
 
+A request from a web page of another origin than localhost's or this server's, or with
+a body other than application/json, is refused (server/browsers.py).
+
 With --auth enforce every admin request is signed (SigV4, service dynamodb) with one of
 the auth config's admin_access_key_ids, else 403.
 """
@@ -69,6 +72,9 @@ def _clock_state(clock: Clock) -> tuple[int, bytes]:
 async def handle(app: App, method: bytes, path: bytes, body: bytes,
                  headers: dict) -> tuple[int, bytes]:
     """(status, JSON body) of one admin request."""
+    cross_site = app.browsers.admin_refusal(method, headers, body)  # a page elsewhere
+    if cross_site is not None:
+        return _error(*cross_site)
     if app.guard is not None:  # --auth enforce: signed with an admin key (docs/access.md)
         refusal = app.guard.admin_refusal(headers[RAW], body)
         if refusal is not None:

@@ -24,6 +24,7 @@ from okura.core.transfer.objects import store_for
 from okura.core.ttl.sweeper import Sweeper
 from okura.access.guard import Guard
 from okura.server import auth, startup, tls
+from okura.server.browsers import Browsers
 from okura.server.connections import Connections, connection_limit, file_limit
 from okura.server.guarded import GuardedProtocol, guard_app, identities_of
 from okura.server.http import HttpProtocol, Outbox, Request, decode_body, request_ids
@@ -44,6 +45,7 @@ class App:
         self.settings = settings
         self.request_ids = request_ids()
         self.connections = Connections(settings.max_connections, settings.idle_timeout)
+        self.browsers = Browsers(settings)  # hosts and origins okura answers
         self.outbox = Outbox()
         self.metrics = db.metrics
         # With --auth warn or enforce: the guard, and the routes' handlers wrapped by it

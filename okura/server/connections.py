@@ -10,6 +10,7 @@ import asyncio
 import logging
 import resource
 import time
+from itertools import islice
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("okura.server")
 # Files kept for everything but client connections (storage, logs, PostgreSQL, triggers)
 RESERVED_FILES = 64
+_LOOKED_AT = 64  # connections a new one looks at for one to take the place of
 
 
 def file_limit(owned: bool) -> int:
@@ -78,12 +80,12 @@ class Connections:
         self.open.pop(connection, None)
 
     def _make_room(self) -> bool:
-        """Close the oldest quiet connection; False if none is quiet. The connections in
-        use passed over on the way go to the end, so a flood of new connections does not
-        make every arrival walk past them again."""
+        """Close the oldest quiet connection among the first _LOOKED_AT; False if none of
+        them is quiet. The connections in use passed over go to the end, so that the next
+        arrival looks at others: each arrival costs the same however many are open."""
         passed = []
         room = False
-        for connection in self.open:
+        for connection in islice(self.open, _LOOKED_AT):
             if connection.quiet():
                 connection.close_now()
                 room = True

@@ -45,18 +45,10 @@ MAX_HEAD = 16 * 1024  # request line and headers: DynamoDB answers 400 past 16 K
 # refused: its decoded size is checked exactly once it is complete.
 MAX_WIRE = 2 * MAX_BODY
 _FOLD = 64  # body pieces (chunks) kept apart before they are joined into one buffer
-# Browsers call DynamoDB directly (the JavaScript SDK in a page): any origin may, and
-# reads the headers SDKs check.
-_CORS = (b"\r\nAccess-Control-Allow-Origin: *\r\nAccess-Control-Expose-Headers: "
-         b"x-amzn-RequestId, x-amzn-ErrorType, x-amz-crc32, Date")
 # A preflight allows what the browser asked for (DynamoDB echoes the method and headers,
-# recorded); ordinary replies carry none of these lines.
-_PREFLIGHT = _CORS + b"\r\nAccess-Control-Max-Age: 172800\r\nAccess-Control-Allow-Methods: "
-
-
-def _cors(headers: dict) -> bytes:
-    """The CORS header lines of a reply: for a browser's request (it names its origin)."""
-    return _CORS if "origin" in headers else b""
+# recorded), for an origin that may read the replies (server/browsers.py); ordinary
+# replies carry none of these lines.
+_PREFLIGHT = b"\r\nAccess-Control-Max-Age: 172800\r\nAccess-Control-Allow-Methods: "
 
 
 def _head(status: int, content_type: bytes) -> bytes:
@@ -71,12 +63,12 @@ _JSON_HEADS = {status: _head(status, _JSON) for status in _STATUS}  # formatted 
 _WANTED = {name.encode(): name for name in (
     "x-amz-target", "authorization", "x-amz-date", "date", "content-encoding", "host",
     "origin", "access-control-request-method", "access-control-request-headers",
-    "accept-encoding")}
+    "accept-encoding", "content-type")}
 # Header names as SDKs spell them, looked up before lower-casing: what they stand for
 # (None: not read).
 _SPELLED = {**_WANTED, **{name.title(): wanted for name, wanted in _WANTED.items()},
-            **dict.fromkeys((b"Content-Type", b"Content-Length", b"User-Agent",
-                             b"content-type", b"content-length", b"user-agent",
+            **dict.fromkeys((b"Content-Length", b"User-Agent", b"content-length",
+                             b"user-agent",
                              b"Connection", b"Accept",
                              b"amz-sdk-invocation-id", b"amz-sdk-request",
                              b"X-Amz-Security-Token", b"x-amz-security-token"))}
@@ -171,12 +163,13 @@ class Outbox:
 class HttpProtocol(asyncio.Protocol):
     __slots__ = ("app", "transport", "parser", "headers", "url", "body", "queue", "busy",
                  "local_address", "closing", "after_commit", "outbox", "sink", "replies",
-                 "head", "wire", "seen", "drowsy")
+                 "head", "wire", "seen", "drowsy", "hosts")
 
     def __init__(self, app):
         self.app = app
         engine = app.db.engine
         self.after_commit = engine.after_commit if engine.group_commit else None
+        self.hosts = app.browsers.hosts  # Host values okura answers (server/browsers.py)
         self.outbox = app.outbox
         # Requests are read and run while `transport` is set; replies are written to `sink`
         # (the same transport), in the order of `replies`: [bytes or None while not yet
@@ -285,10 +278,17 @@ class HttpProtocol(asyncio.Protocol):
     # request handling
     def _start(self, item):
         method, url, headers, body, keep_alive = item
+        host = headers.get("host")
+        if host not in self.hosts and not self.app.browsers.host_allowed(host):
+            self._refuse(host, keep_alive)
+            return
         if url != b"/":  # DynamoDB's requests go to "/": one comparison on their path
+            if method == b"OPTIONS" and "origin" in headers:
+                self._other_method(method, url, headers, keep_alive)
+                return
             if url.startswith(admin.PREFIX):
                 self._own(admin.handle(self.app, method, url, body, headers), b"application/json",
-                          method, headers, keep_alive)
+                          method, headers, keep_alive, self._cors(headers, True))
                 return
             if url.startswith(lambda_api.PREFIX):
                 self._own(lambda_api.handle(self.app, method, url, headers, body),
@@ -331,18 +331,23 @@ class HttpProtocol(asyncio.Protocol):
         with."""
         request_id = next(self.app.request_ids)
         if method == b"OPTIONS" and "origin" in headers:
+            cors = self._cors(headers, path.startswith(admin.PREFIX))
+            if not cors:  # an origin that may not: no leave, a refusal (okura's choice)
+                self._emit(lambda closing, error: _reply_bytes(
+                    403, b"", closing, b"text/plain", request_id), keep_alive)
+                return
             methods = headers.get("access-control-request-method", "GET, POST, OPTIONS")
             allowed = headers.get("access-control-request-headers", "*")
             self._emit(lambda closing, error: _reply_bytes(
                 200, b"", closing, b"text/plain", request_id,
-                b"%s%s\r\nAccess-Control-Allow-Headers: %s" % (
-                    _PREFLIGHT, methods.encode("latin-1"), allowed.encode("latin-1"))),
+                b"%s%s%s\r\nAccess-Control-Allow-Headers: %s" % (
+                    cors, _PREFLIGHT, methods.encode("latin-1"), allowed.encode("latin-1"))),
                 keep_alive)
             return
         if path != b"/" and method in (b"GET", b"HEAD"):
             # DynamoDB answers a GET elsewhere than `/` with a 4xx (recorded); okura's is
             # 404 with an empty body (the status and body are okura's choice)
-            cors = _cors(headers)
+            cors = self._cors(headers)
             self._emit(lambda closing, error: _reply_bytes(
                 404, b"", closing, b"text/plain", request_id, cors), keep_alive)
             return
@@ -351,7 +356,20 @@ class HttpProtocol(asyncio.Protocol):
             host = host.rpartition(":")[0] or host
         self._emit(lambda closing, error: _reply_bytes(
             200, b"healthy: " + host.encode("latin-1") + b" ", closing, b"text/plain",
-            request_id, _cors(headers), method != b"HEAD"), keep_alive)
+            request_id, self._cors(headers), method != b"HEAD"), keep_alive)
+
+    def _cors(self, headers: dict, admin: bool = False) -> bytes:
+        """The CORS header lines of a reply: for a browser's request (it names its origin)
+        from an origin that may read it."""
+        return self.app.browsers.cors(headers, admin) if "origin" in headers else b""
+
+    def _refuse(self, host: str, keep_alive: bool) -> None:
+        """A request for a host okura is not (DNS rebinding: server/browsers.py)."""
+        status, message = self.app.browsers.host_refusal(host)
+        body = errors.access_denied(message).body()
+        request_id = next(self.app.request_ids)
+        self._emit(lambda closing, error: _reply_bytes(
+            status, body, closing, _JSON, request_id), keep_alive)
 
     def _page(self, page: tuple[int, bytes, bytes], method: bytes, keep_alive: bool) -> None:
         """One of the console's files (server/console.py)."""
@@ -361,14 +379,17 @@ class HttpProtocol(asyncio.Protocol):
             status, body, closing, content_type, request_id, console.HEADERS,
             method != b"HEAD"), keep_alive)
 
-    def _own(self, coro, content_type: bytes, method, headers, keep_alive) -> None:
-        """One of okura's own endpoints (admin, metrics): `coro` gives (status, body)."""
+    def _own(self, coro, content_type: bytes, method, headers, keep_alive,
+             cors: bytes | None = None) -> None:
+        """One of okura's own endpoints (admin, metrics): `coro` gives (status, body);
+        `cors`: its CORS lines, if not those of the DynamoDB API."""
         self.busy = True
         task = asyncio.ensure_future(coro)
         task.add_done_callback(lambda done: self._own_finished(
-            done, content_type, method, headers, keep_alive))
+            done, content_type, method, headers, keep_alive,
+            self._cors(headers) if cors is None else cors))
 
-    def _own_finished(self, task, content_type, method, headers, keep_alive):
+    def _own_finished(self, task, content_type, method, headers, keep_alive, cors):
         self.busy = False
         more: tuple = ()
         try:
@@ -377,7 +398,7 @@ class HttpProtocol(asyncio.Protocol):
             log.exception("internal error in %s", method.decode("latin-1"))
             status, reply = 500, b'{"error": "internal error"}'
         # (status, body) or (status, body, more header lines)
-        request_id, extra = next(self.app.request_ids), _cors(headers) + b"".join(more)
+        request_id, extra = next(self.app.request_ids), cors + b"".join(more)
         if len(reply) > COMPRESS_OVER:
             reply, extra = _compressed(headers, reply, extra)
         self._emit(lambda closing, error: _reply_bytes(
@@ -430,12 +451,13 @@ class HttpProtocol(asyncio.Protocol):
                     self.sink = None
 
     def _reply(self, request, result, keep_alive):
-        self._emit(partial(_api_reply, request, result), keep_alive)
+        cors = self.app.browsers.cors(request.headers) if "origin" in request.headers else b""
+        self._emit(partial(_api_reply, request, result, cors), keep_alive)
 
     def _fail_connection(self, status):
         error = (errors.request_too_large() if status == 413 else service_unavailable()
                  if status == 503 else errors.serialization("Malformed HTTP request"))  # unverified
-        request_id, cors = next(self.app.request_ids), _cors(self.headers)
+        request_id, cors = next(self.app.request_ids), self._cors(self.headers)
         self._emit(lambda closing, commit_error: _reply_bytes(
             error.status, error.body(), closing, _JSON, request_id, cors), False)
 
@@ -466,15 +488,13 @@ def _folded(pieces: list) -> bytearray:
     return buffer
 
 
-def _api_reply(request, result, closing: bool, commit_error) -> bytes:
+def _api_reply(request, result, extra: bytes, closing: bool, commit_error) -> bytes:
     status, body = result
     if commit_error is not None:
         error = errors.internal_server_error()
         status, body = error.status, error.body()
-    headers = request.headers
-    extra = _CORS if "origin" in headers else b""  # _cors(), inlined
     if len(body) > COMPRESS_OVER:
-        body, extra = _compressed(headers, body, extra)
+        body, extra = _compressed(request.headers, body, extra)
     return _reply_bytes(status, body, closing, _JSON, request.request_id, extra)
 
 

@@ -27,7 +27,8 @@ def own_server():
 def okura_server(own_server):
     """The module's server, emptied (each test sees its own tables alone)."""
     urllib.request.urlopen(urllib.request.Request(own_server.url + "/okura/reset",
-                                                  data=b"{}", method="POST")).read()
+                                                  data=b"{}", method="POST",
+                                                  headers={"Content-Type": "application/json"})).read()
     return own_server
 
 

@@ -134,7 +134,7 @@ resource "aws_dynamodb_table" "over" {
 def _advance(server, seconds: float) -> None:
     urllib.request.urlopen(urllib.request.Request(
         server.url + "/okura/clock", data=json.dumps({"advance": seconds}).encode(),
-        method="POST")).read()
+        method="POST", headers={"Content-Type": "application/json"})).read()
 
 
 def test_observed_traffic_is_extrapolated(okura_server):

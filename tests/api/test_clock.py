@@ -42,7 +42,7 @@ def admin(server, method: str, body: bytes | None = None,
           path: str = "/okura/clock") -> tuple[int, dict]:
     connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
     try:
-        connection.request(method, path, body)
+        connection.request(method, path, body, {"Content-Type": "application/json"})
         response = connection.getresponse()
         return response.status, json.loads(response.read())
     finally:

@@ -165,7 +165,7 @@ def test_injected_throttles_are_the_most_throttled_keys(server, ddb, sorted_tabl
 def _faults(server, method: str, rule=None) -> None:
     urllib.request.urlopen(urllib.request.Request(
         server.url + "/okura/faults", method=method,
-        data=None if rule is None else json.dumps(rule).encode()))
+        data=None if rule is None else json.dumps(rule).encode(), headers={"Content-Type": "application/json"}))
 
 
 @pytest.fixture(scope="module")

@@ -36,7 +36,8 @@ def _admin(node, method: str, body=None) -> tuple[int, dict]:
     connection = http.client.HTTPConnection("127.0.0.1", node.port, timeout=10)
     try:
         connection.request(method, "/okura/faults",
-                           None if body is None else json.dumps(body).encode())
+                           None if body is None else json.dumps(body).encode(),
+                           {"Content-Type": "application/json"})
         response = connection.getresponse()
         return response.status, json.loads(response.read())
     finally:
@@ -238,7 +239,8 @@ def test_a_rule_lasts_its_duration_on_okuras_clock(node, ddb, table):
                    "error": "InternalServerError"})
     assert _put(ddb, table, "a") == "InternalServerError"
     urllib.request.urlopen(urllib.request.Request(
-        node.url + "/okura/clock", data=b'{"advance": 61}', method="POST"))
+        node.url + "/okura/clock", data=b'{"advance": 61}', method="POST",
+        headers={"Content-Type": "application/json"}))
     assert _put(ddb, table, "a") is None
     assert _admin(node, "GET") == (200, {"rules": []})
 

@@ -725,7 +725,7 @@ def pipelined(server, *requests: bytes) -> list[bytes]:
 
 def http_post(path: str, body: bytes, headers: dict[str, str]) -> bytes:
     head = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
-    return (f"POST {path} HTTP/1.1\r\nHost: okura\r\n{head}Content-Length: {len(body)}\r\n\r\n"
+    return (f"POST {path} HTTP/1.1\r\nHost: localhost\r\n{head}Content-Length: {len(body)}\r\n\r\n"
             .encode() + body)
 
 
@@ -735,7 +735,8 @@ def test_requests_right_after_a_clock_move_count_in_the_new_period(request, node
         pytest.skip("timing made deterministic on the memory backend only")
     table = create(ddb)
     page_of(node)  # roll over now: the next roll is about a second away
-    move = http_post("/okura/clock", json.dumps({"advance": 60}).encode(), {})
+    move = http_post("/okura/clock", json.dumps({"advance": 60}).encode(),
+                     {"Content-Type": "application/json"})
     put = http_post("/", json.dumps({"TableName": table, "Item": {"pk": {"S": "a"}}}).encode(), {
         "Content-Type": "application/x-amz-json-1.0",
         "X-Amz-Target": "DynamoDB_20120810.PutItem", "X-Amz-Date": "20260101T000000Z",

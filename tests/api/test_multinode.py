@@ -88,7 +88,8 @@ def hash_table(ddb, **extra) -> str:
 def clock(node, advance: float | None = None) -> dict:
     data = None if advance is None else json.dumps({"advance": advance}).encode()
     with urllib.request.urlopen(urllib.request.Request(
-            f"{node.url}/okura/clock", data=data, method="GET" if data is None else "POST"),
+            f"{node.url}/okura/clock", data=data, method="GET" if data is None else "POST",
+            headers={"Content-Type": "application/json"}),
             timeout=10) as reply:
         return json.loads(reply.read())
 

@@ -31,10 +31,10 @@ def test_error_reply_carries_crc32(server):
 
 def test_get_root_answers_healthy(server):
     connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
-    connection.request("GET", "/", headers={"Host": "example.test:8000"})
+    connection.request("GET", "/", headers={"Host": "dynamodb.localhost:8000"})
     response = connection.getresponse()
     assert response.status == 200
-    assert response.read() == b"healthy: example.test "
+    assert response.read() == b"healthy: dynamodb.localhost "
 
 
 def test_gzip_request_body_is_accepted(server):
@@ -61,7 +61,7 @@ def test_keep_alive_serves_many_requests_on_one_connection(server):
 def test_pipelined_requests_are_answered_in_order(server):
     import socket
 
-    request = (b"POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: DynamoDB_20120810.%s\r\n"
+    request = (b"POST / HTTP/1.1\r\nHost: localhost\r\nX-Amz-Target: DynamoDB_20120810.%s\r\n"
                b"X-Amz-Date: 20260101T000000Z\r\nAuthorization: AWS4-HMAC-SHA256 "
                b"Credential=A/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, "
                b"Signature=x\r\nContent-Length: 2\r\n\r\n{}")
@@ -193,7 +193,7 @@ SIGNED = (b"X-Amz-Target: DynamoDB_20120810.ListTables\r\nX-Amz-Date: 20260101T0
 
 
 def test_expect_100_continue_is_answered_before_the_body(server):
-    head = (b"POST / HTTP/1.1\r\nHost: x\r\n" + SIGNED +
+    head = (b"POST / HTTP/1.1\r\nHost: localhost\r\n" + SIGNED +
             b"Expect: 100-continue\r\nContent-Length: 2\r\n\r\n")
     received = raw_exchange(server, head, b"TableNames", wait_first=b"100 Continue", rest=b"{}")
     assert received.startswith(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK")
@@ -202,30 +202,32 @@ def test_expect_100_continue_is_answered_before_the_body(server):
 def test_head_reply_has_no_body(server):
     """A reply to HEAD says its length but leaves the body out: the next reply on the
     connection starts clean (the admin endpoints' too)."""
-    received = raw_exchange(server, b"HEAD / HTTP/1.1\r\nHost: x\r\n\r\n"
-                                    b"HEAD /okura/clock HTTP/1.1\r\nHost: x\r\n\r\n"
+    received = raw_exchange(server, b"HEAD / HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                                    b"HEAD /okura/clock HTTP/1.1\r\nHost: localhost\r\n\r\n"
                                     b"GET / HTTP/1.1\r\nHost: [::1]:80\r\n\r\n", b"healthy: [::1] ")
     first, admin, last = received.split(b"HTTP/1.1 ")[1:]
-    assert first.endswith(b"\r\n\r\n") and b"Content-Length: 11\r\n" in first
+    assert first.endswith(b"\r\n\r\n") and b"Content-Length: 19\r\n" in first
     assert admin.endswith(b"\r\n\r\n")
     assert last.endswith(b"\r\n\r\nhealthy: [::1] ")
 
 
-def test_browsers_may_call_from_any_origin(server):
-    """The JavaScript SDK in a web page calls DynamoDB directly: the preflight is
-    answered, and replies let the page read the headers SDKs check."""
+def test_pages_on_localhost_may_call_the_api(server):
+    """The JavaScript SDK in a page served from localhost calls DynamoDB directly: the
+    preflight is answered, and replies let the page read the headers SDKs check (its
+    origin echoed, never `*`). Other origins: tests/api/test_browsers.py."""
     connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
     connection.request("OPTIONS", "/", headers={
         "Origin": "http://localhost:3000", "Access-Control-Request-Method": "POST",
         "Access-Control-Request-Headers": "authorization,content-type,x-amz-date,x-amz-target"})
     response = connection.getresponse()
     assert response.status == 200 and response.read() == b""
-    assert response.getheader("Access-Control-Allow-Origin") == "*"
+    assert response.getheader("Access-Control-Allow-Origin") == "http://localhost:3000"
     assert response.getheader("Access-Control-Allow-Headers") == (
         "authorization,content-type,x-amz-date,x-amz-target")
     assert "POST" in response.getheader("Access-Control-Allow-Methods")
     reply = server.post("ListTables", {}, headers={"Origin": "http://localhost:3000"})
-    assert reply.status == 200 and reply.headers["access-control-allow-origin"] == "*"
+    assert reply.status == 200
+    assert reply.headers["access-control-allow-origin"] == "http://localhost:3000"
     assert "x-amz-crc32" in reply.headers["access-control-expose-headers"]
     assert "access-control-allow-origin" not in server.post("ListTables", {}).headers
 
@@ -297,13 +299,13 @@ def test_undecodable_body_is_an_internal_error_and_not_run(server, table):
 
 def test_every_reply_names_the_server(server):
     """DynamoDB's replies all carry `Server: Server` (recorded)."""
-    received = raw_exchange(server, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"
-                                    b"GET /nothing HTTP/1.1\r\nHost: x\r\n\r\n"
-                                    b"OPTIONS / HTTP/1.1\r\nHost: x\r\nOrigin: http://a\r\n"
+    received = raw_exchange(server, b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                                    b"GET /nothing HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                                    b"OPTIONS / HTTP/1.1\r\nHost: localhost\r\nOrigin: http://a\r\n"
                                     b"Access-Control-Request-Method: POST\r\n\r\n"
-                                    b"GET /okura/clock HTTP/1.1\r\nHost: x\r\n\r\n"
-                                    b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"
-                                    b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n"
+                                    b"GET /okura/clock HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                                    b"GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                                    b"POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: 2\r\n"
                                     + SIGNED + b"\r\n{}", b"TableNames")
     replies = received.split(b"HTTP/1.1 ")[1:]
     replies += raw_exchange(server, b"BAD\r\n\r\n", b"}").split(b"HTTP/1.1 ")[1:]
@@ -379,11 +381,11 @@ def test_preflight_echoes_the_requested_method_and_headers(server):
     assert response.status == 200 and response.read() == b""
     assert response.getheader("Access-Control-Allow-Methods") == "PUT"
     assert response.getheader("Access-Control-Allow-Headers") == "x-custom, content-type"
-    assert response.getheader("Access-Control-Allow-Origin") == "*"
+    assert response.getheader("Access-Control-Allow-Origin") == "http://localhost:3000"
     connection.close()
     reply = server.post("ListTables", {}, headers={"Origin": "http://localhost:3000",
                                                    "Access-Control-Request-Method": "PUT"})
-    assert reply.headers["access-control-allow-origin"] == "*"
+    assert reply.headers["access-control-allow-origin"] == "http://localhost:3000"
     for preflight in ("access-control-allow-methods", "access-control-allow-headers",
                       "access-control-max-age"):
         assert preflight not in reply.headers

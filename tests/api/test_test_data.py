@@ -37,7 +37,8 @@ tables:
 def admin(server: Server, method: str, path: str, body=None) -> tuple[int, dict]:
     connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
     try:
-        connection.request(method, path, None if body is None else json.dumps(body))
+        connection.request(method, path, None if body is None else json.dumps(body),
+                           {"Content-Type": "application/json"})
         reply = connection.getresponse()
         return reply.status, json.loads(reply.read())
     finally:

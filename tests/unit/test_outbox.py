@@ -104,7 +104,7 @@ def test_shutdown_runs_no_request_queued_behind_the_last_reply():
     async def run():
         async with app_on(Settings(memory=True)) as app:
             protocol, transport = connect(app)
-            protocol.data_received(b"GET /okura/clock HTTP/1.1\r\nHost: x\r\n\r\n"
+            protocol.data_received(b"GET /okura/clock HTTP/1.1\r\nHost: localhost\r\n\r\n"
                                    + post("CreateTable", TABLE))
             assert protocol.busy  # the admin request runs in a task; CreateTable waits
             protocol.close_when_idle()
