@@ -20,9 +20,9 @@ CONDITION_FUNCTIONS = {"attribute_exists": 1, "attribute_not_exists": 1, "attrib
 CONDITION_OPERAND_FUNCTIONS = {"size": 1}
 UPDATE_FUNCTIONS = {"if_not_exists": 2, "list_append": 2}
 _ARITY = {**CONDITION_FUNCTIONS, **CONDITION_OPERAND_FUNCTIONS, **UPDATE_FUNCTIONS}
-# functions whose first operand must be a document path (size() also takes a value)
-_PATH_FIRST = frozenset({"attribute_exists", "attribute_not_exists", "attribute_type",
-                         "if_not_exists"})
+# functions whose first operand must be a document path (size() and attribute_type()
+# also take a value: recorded from DynamoDB for attribute_type)
+_PATH_FIRST = frozenset({"attribute_exists", "attribute_not_exists", "if_not_exists"})
 
 
 class _Checker:
@@ -89,6 +89,8 @@ class _Checker:
             raise messages.operand_count(param, name, len(args))
         if name in _PATH_FIRST and type(args[0]) is not Path:
             raise messages.needs_path(param, name)
+        if name == "attribute_type" and type(args[1]) in (Path, Call):
+            raise messages.needs_value(param, name)  # recorded: refused, however used
         if name == "size" and type(args[0]) is Call and args[0].name == name:
             raise messages.operand_type(param, name, "N")  # recorded: a size is a number
         if name == "list_append" and any(type(a) is Call and a.name == name for a in args):

@@ -58,6 +58,10 @@ def needs_path(param: str, name: str) -> DynamoError:
     return invalid(param, f"Operator or function requires a document path; operator or function: {name}")
 
 
+def needs_value(param: str, name: str) -> DynamoError:
+    return invalid(param, f"Operator or function requires a value; operator or function: {name}")  # unverified
+
+
 def operand_type(param: str, name: str, type_: str) -> DynamoError:
     # users' reports give size(), + and <= with the short type name (S, N, BOOL, ...); -, the
     # other comparators and functions are taken to follow them (unverified)

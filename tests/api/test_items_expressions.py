@@ -81,6 +81,8 @@ def holds(ddb, table, condition: str, names: dict | None = None) -> bool:
     ("attribute_type(z, :nullstr)", True), ("attribute_type(t, :boolstr)", True),
     ("attribute_type(b, :bstr)", True), ("attribute_type(l, :lstr)", True),
     ("attribute_type(absent, :sstr)", False),
+    # recorded: a value may stand first
+    ("attribute_type(:s, :sstr)", True), ("attribute_type(:s, :nstr)", False),
     ("begins_with(s, :he)", True), ("begins_with(s, :ell)", False),
     ("begins_with(b, :b1)", True), ("begins_with(b, :b2)", False), ("begins_with(n, :he)", False),
     ("contains(s, :ell)", True), ("contains(s, :x)", False), ("contains(ss, :red)", True),
@@ -172,6 +174,9 @@ def invalid_condition(detail: str) -> tuple[str, str]:
         "Incorrect operand type for operator or function; operator or function: size, operand type: N")),
     ("a < :v", {":v": {"L": [{"S": "x"}]}}, None, invalid_condition(
         "Incorrect operand type for operator or function; operator or function: <, operand type: L")),
+    # recorded: refused (the wording is okura's)
+    ("attribute_type(a, b)", None, None, invalid_condition(
+        "Operator or function requires a value; operator or function: attribute_type")),
 ])
 def test_expression_errors(ddb, table, condition, values, names, expected):
     params = {}
@@ -224,3 +229,12 @@ def test_expression_of_4_kb(ddb, table):
     assert fails(ddb.put_item, TableName=table, Item=KEY,
                  ConditionExpression=condition + " ") == invalid_condition(
         "Expression size has exceeded the maximum allowed size; expression size: 4097")
+
+
+def test_a_path_as_attribute_types_type_is_refused_when_nothing_is_read(ddb, table):
+    """Recorded: refused even in the FilterExpression of a Query that finds nothing."""
+    assert fails(ddb.query, TableName=table, KeyConditionExpression="pk = :p",
+                 FilterExpression="attribute_type(a, b)",
+                 ExpressionAttributeValues={":p": {"S": "nothing"}}) == (
+        "ValidationException", "Invalid FilterExpression: Operator or function requires a "
+                               "value; operator or function: attribute_type")
