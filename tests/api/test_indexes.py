@@ -113,13 +113,20 @@ def test_multi_attribute_keys(ddb):
                                             ("round", "RANGE"), ("n", "RANGE"))
 
 
-@pytest.mark.parametrize("keys, message", [
+_INVALID = "One or more parameter values were invalid: "
+
+
+@pytest.mark.parametrize("keys, message", [  # DynamoDB's texts, as recorded
     ([("a", "HASH"), ("b", "RANGE"), ("c", "HASH")],
-     "Invalid KeySchema: All HASH key elements must come before all RANGE key elements"),
+     _INVALID + "All HASH key attributes must precede RANGE key attributes in the KeySchema"),
     ([(f"h{i}", "HASH") for i in range(5)],
-     "Invalid KeySchema: An index can have at most 4 HASH and 4 RANGE key elements"),
+     _INVALID + "The KeySchema exceeds the maximum allowed number of HASH key attributes"),
     ([("a", "HASH"), *[(f"r{i}", "RANGE") for i in range(5)]],
-     "Invalid KeySchema: An index can have at most 4 HASH and 4 RANGE key elements"),
+     _INVALID + "The KeySchema exceeds the maximum allowed number of RANGE key attributes"),
+    ([("a", "HASH"), ("a", "HASH")],
+     "The KeySchema contains multiple key attributes with the same name"),
+    ([("a", "HASH"), ("r", "RANGE"), ("r", "RANGE")],
+     "The KeySchema contains multiple key attributes with the same name"),
 ])
 def test_multi_attribute_key_rules(ddb, keys, message):
     with pytest.raises(ClientError) as excinfo:

@@ -113,8 +113,11 @@ def test_multi_attribute_plan():
 
 @pytest.mark.parametrize("text, message", [
     ("a = :a AND x = :x", "Query condition missed key schema element: b"),
-    ("a = :a AND b = :b AND y = :y", "Query key condition not supported"),
-    ("a = :a AND b = :b AND x > :x AND y = :y", "Query key condition not supported"),
+    # DynamoDB's text for RANGE attributes used out of turn (issue 24)
+    ("a = :a AND b = :b AND y = :y", "RANGE key attributes x must have equality conditions "
+     "specified in the query because a condition is present on key attribute y"),
+    ("a = :a AND b = :b AND x > :x AND y = :y", "RANGE key attributes x must have equality "
+     "conditions specified in the query because a condition is present on key attribute y"),
 ])
 def test_multi_attribute_rules(text, message):
     with pytest.raises(DynamoError) as excinfo:

@@ -40,19 +40,19 @@ def check_global_key_schema(schema: list[dict]) -> None:
         raise errors.validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
     kinds = [element["KeyType"] for element in schema]
     hashes = kinds.count("HASH")
+    # DynamoDB's texts, recorded (their order among themselves is okura's)
     if kinds[hashes:] != ["RANGE"] * (len(kinds) - hashes):
-        raise errors.validation(  # unverified
-            "Invalid KeySchema: All HASH key elements must come before all RANGE key elements")
-    if hashes > MAX_KEY_ATTRIBUTES or len(kinds) - hashes > MAX_KEY_ATTRIBUTES:
-        raise errors.validation(  # unverified
-            f"Invalid KeySchema: An index can have at most {MAX_KEY_ATTRIBUTES} HASH and "
-            f"{MAX_KEY_ATTRIBUTES} RANGE key elements")
+        raise errors.validation(_INVALID + "All HASH key attributes must precede RANGE key "
+                                           "attributes in the KeySchema")
+    for kind, count in (("HASH", hashes), ("RANGE", len(kinds) - hashes)):
+        if count > MAX_KEY_ATTRIBUTES:
+            raise errors.validation(_INVALID + "The KeySchema exceeds the maximum allowed "
+                                               f"number of {kind} key attributes")
     names = [element["AttributeName"] for element in schema]
     if len(set(names)) != len(names):
         if kinds == ["HASH", "RANGE"]:
             table_rules.check_key_schema(schema)  # the classic key's own message
-        raise errors.validation(  # unverified
-            "Invalid KeySchema: Some key attributes are used more than once")
+        raise errors.validation("The KeySchema contains multiple key attributes with the same name")
 
 
 class Declared:

@@ -66,10 +66,16 @@ def plan(condition: object, hash_keys: list[tuple[str, str]], range_keys: list[t
     count = len(found) - len(hash_keys)
     if count == 0:
         return KeyPlan(hash_values, [], None, ())
-    named = [found[name] for name, _ in range_keys[:count] if name in found]
     # The RANGE attributes named must be a leading run, "=" on all but the last.
-    if len(named) < count or any(op != "=" for op, _ in named[:-1]):
-        raise not_supported()  # unverified for multi-attribute sort keys
+    names = [name for name, _ in range_keys]
+    for later, name in enumerate(names):
+        if name in found:
+            for prior in names[:later]:
+                if prior not in found or found[prior][0] != "=":
+                    raise errors.validation(
+                        f"RANGE key attributes {prior} must have equality conditions specified "
+                        f"in the query because a condition is present on key attribute {name}")
+    named = [found[name] for name in names[:count]]
     equal = [operands[0] for _, operands in named[:-1]]
     op, operands = named[-1]
     return KeyPlan(hash_values, equal, op, operands)
