@@ -132,7 +132,9 @@ def test_missing_table(ddb):
      "ALL_PROJECTED_ATTRIBUTES can be used only when Scanning using an IndexName"),
     ({"Select": "COUNT", "ProjectionExpression": "pk"},
      "Cannot specify the ProjectionExpression when choosing to get COUNT"),
-    ({"ExclusiveStartKey": {"pk": {"N": "1"}}},
+    # recorded (issue 24): the key's names are right, its types are not
+    ({"ExclusiveStartKey": {"pk": {"N": "1"}}}, "The provided key element does not match the schema"),
+    ({"ExclusiveStartKey": {"x": {"S": "1"}}},
      "The provided starting key is invalid: The provided key element does not match the schema"),
     ({"IndexName": "nope"}, "The table does not have the specified index: nope"),
 ])

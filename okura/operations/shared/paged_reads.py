@@ -117,6 +117,8 @@ class Reading:
             if len(schema) == 1 and len(key) > 1 and schema[0][0] in key:
                 # recorded (the table has no sort key); its reason unverified
                 raise errors.validation(_EXCLUSIVE_INVALID + error.message) from None
+            if not query and key.keys() == {name for name, _ in schema}:
+                raise error  # recorded: a Scan's key of the wrong types says only that
             raise errors.validation(_START_INVALID.rstrip(": ") if query
                                     else _START_INVALID + error.message) from None
         return source.position(key)
