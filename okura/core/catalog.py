@@ -55,6 +55,14 @@ def partition(region: str) -> str:
     return "aws"
 
 
+def is_local(arn: str, region: str, account: str) -> bool:
+    """Whether an ARN (arn:PARTITION:SERVICE:REGION:ACCOUNT:...) is of this region, its
+    partition and this account: only such an ARN names a table or stream served there."""
+    parts = arn.split(":", 5)
+    return len(parts) == 6 and (parts[1], parts[3], parts[4]) == (
+        partition(region), region, account)
+
+
 def table_arn(region: str, account: str, name: str) -> str:
     return f"arn:{partition(region)}:dynamodb:{region}:{account}:table/{name}"
 

@@ -7,18 +7,11 @@ import re
 from typing import Callable
 
 from okura import errors
-from okura.core.catalog import Table, partition
+from okura.core.catalog import Table, is_local
 from okura.core.context import Context
 
 TABLE_ARN = re.compile(
     r"arn:(aws[a-z-]*):dynamodb:([a-z0-9-]+):(\d{12}):table/([a-zA-Z0-9_.-]{3,255})")
-
-
-def here(ctx: Context, arn_partition: str, region: str, account: str) -> bool:
-    """Whether an ARN's partition, region and account are the request's: only those name
-    a table or stream this endpoint serves."""
-    return region == ctx.region and account == ctx.account and \
-        arn_partition == partition(region)
 
 
 def local_name(ctx: Context, value: str) -> str | None:
@@ -30,8 +23,7 @@ def local_name(ctx: Context, value: str) -> str | None:
         match = TABLE_ARN.fullmatch(value)
         if match is None:
             raise invalid_arn(value)
-        arn_partition, region, account, name = match.groups()
-        return name if here(ctx, arn_partition, region, account) else None
+        return match.group(4) if is_local(value, ctx.region, ctx.account) else None
     return value
 
 
@@ -101,10 +93,9 @@ async def by_arn(ctx: Context, arn: str) -> Table:
     match = TABLE_ARN.fullmatch(arn)
     if match is None:
         raise invalid_arn(arn)
-    arn_partition, region, account, name = match.groups()
     table = None
-    if here(ctx, arn_partition, region, account):
-        table = await ctx.db.catalog.get(region, name)
+    if is_local(arn, ctx.region, ctx.account):
+        table = await ctx.db.catalog.get(ctx.region, match.group(4))
     if table is None:
         raise errors.resource_not_found(f"Requested resource not found: ResourcArn: {arn} not found")
     return _noted(ctx, table)

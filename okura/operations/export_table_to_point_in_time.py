@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from okura import errors, shapes
 from okura.core import history as histories, jobs as background, resolve, spaces
-from okura.core.catalog import Table
+from okura.core.catalog import Table, is_local
 from okura.core.context import Context
 from okura.core.history import History
 from okura.core.transfer import jobs
@@ -21,10 +21,10 @@ async def _table(ctx: Context, arn: str) -> Table:
     match = resolve.TABLE_ARN.fullmatch(arn)
     if match is None:
         raise resolve.invalid_arn(arn)
-    arn_partition, region, account, name = match.groups()
+    name = match.group(4)
     table = None
-    if resolve.here(ctx, arn_partition, region, account):
-        table = await ctx.db.catalog.get(region, name)
+    if is_local(arn, ctx.region, ctx.account):
+        table = await ctx.db.catalog.get(ctx.region, name)
     if table is None:
         raise errors.backup_table_not_found(name)
     ctx.table = ctx.table or table

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from okura import errors, shapes
-from okura.core.catalog import ACTIVE, Table
+from okura.core.catalog import ACTIVE, Table, is_local
 from okura.core import resolve
 from okura.core.context import Context
 from okura.operations.shared.table_rules import in_use
@@ -48,7 +48,7 @@ async def list_tags_of_resource(ctx: Context, body: dict) -> dict:
     except errors.DynamoError as error:
         match = resolve.TABLE_ARN.fullmatch(arn)
         if error.name != "ResourceNotFoundException" or match is None or \
-                not resolve.here(ctx, *match.groups()[:3]):
+                not is_local(arn, ctx.region, ctx.account):
             raise
         # recorded: a table of the caller's region and account that does not exist is
         # AccessDenied (the caller named as the account's root: unverified)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from okura.core.catalog import is_local
 from okura.core.spaces import EVENT_SOURCE_MAPPINGS, TRIGGER_CHECKPOINTS
 from okura.core.streams import read
 from okura.core.streams.state import parse_arn
@@ -206,7 +207,9 @@ class Mappings:
             raise invalid(f"Unrecognized event source, must be kinesis, dynamodb stream or sqs."
                           f" Unsupported source arn : {arn}")
         function = self._function(body.get("FunctionName"), region)
-        stream = await read.find(self.db, arn, self.db.clock.now() - self.db.stream_retention)
+        # a stream of another region or account is out of reach, as in Lambda
+        stream = await read.find(self.db, arn, self.db.clock.now() - self.db.stream_retention) \
+            if is_local(arn, region, self.db.account) else None
         if stream is None:
             raise invalid(f"Cannot access stream {arn}. Please ensure the role can perform the "
                           "GetRecords, GetShardIterator, DescribeStream, and ListStreams "

@@ -117,7 +117,7 @@ def refused(call, **params) -> tuple[str, str, int]:
     return code, message, excinfo.value.response["ResponseMetadata"]["HTTPStatusCode"]
 
 
-def test_create_errors(ddb, lam):
+def test_create_errors(node, ddb, lam):
     _, arn = stream_table(ddb)
     create = lam.create_event_source_mapping
     assert refused(create, FunctionName="missing", EventSourceArn=arn,
@@ -129,6 +129,12 @@ def test_create_errors(ddb, lam):
                    StartingPosition="LATEST") == (
         "InvalidParameterValueException",
         f"Cannot access stream {gone}. Please ensure the role can perform the GetRecords, "
+        "GetShardIterator, DescribeStream, and ListStreams Actions on your stream in IAM.", 400)
+    _, theirs = stream_table(node.client(region="eu-west-1"))  # another region's stream
+    assert refused(create, FunctionName="collect", EventSourceArn=theirs,
+                   StartingPosition="LATEST") == (
+        "InvalidParameterValueException",
+        f"Cannot access stream {theirs}. Please ensure the role can perform the GetRecords, "
         "GetShardIterator, DescribeStream, and ListStreams Actions on your stream in IAM.", 400)
     queue = f"arn:aws:sqs:us-east-1:{ACCOUNT}:queue"
     assert refused(create, FunctionName="collect", EventSourceArn=queue)[:2] == (

@@ -3,7 +3,7 @@ operation, and what they share."""
 from __future__ import annotations
 
 from okura import errors
-from okura.core import resolve
+from okura.core.catalog import is_local
 from okura.core.context import Context
 from okura.core.streams import read
 from okura.core.streams.state import Stream, parse_arn
@@ -36,9 +36,8 @@ async def existing_stream(ctx: Context, arn: str) -> Stream:
     """The readable stream an ARN names in the request's partition, region and account;
     any other, like one that does not exist, is not found."""
     check_arn(arn)
-    _, arn_partition, _, region, account, _ = arn.split(":", 5)  # six parts: checked
     stream = await read.find(ctx.db, arn, horizon(ctx)) \
-        if resolve.here(ctx, arn_partition, region, account) else None
+        if is_local(arn, ctx.region, ctx.account) else None
     if stream is None:
         raise errors.resource_not_found(
             f"Requested resource not found: Stream: {arn} not found")  # unverified
