@@ -214,6 +214,8 @@ def test_with_access_control_the_console_acts_with_the_keys_it_is_given(browser,
         expect(shown).not_to_have_text(before)
         page.goto(enforcing.url + "/console/#/tables")
         expect(page.get_by_role("row").filter(has_text="ledger")).to_contain_text("id (S)")
+        page.goto(enforcing.url + "/console/#/capacity/ledger")  # a signed query string
+        expect(page.locator('figure[data-chart="Write capacity, ledger"]')).to_be_visible()
     finally:
         context.close()
 

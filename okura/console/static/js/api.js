@@ -8,7 +8,7 @@ const PLACEHOLDER = { accessKeyId: "okura-console", secretAccessKey: "okura-cons
 const AUTH_ERRORS = new Set(["UnrecognizedClientException", "MissingAuthenticationTokenException",
   "InvalidSignatureException", "IncompleteSignatureException"]);
 
-export class ApiError extends Error {
+class ApiError extends Error {
   constructor(type, message, status) {
     super(message);
     this.type = type;

@@ -1,6 +1,6 @@
 // Tables as the pages need them: their names, and their descriptions.
 import { all, ddb } from "./api.js";
-import { h, select } from "./ui.js";
+import { select } from "./ui.js";
 
 export const tableNames = () =>
   all("ListTables", { Limit: 100 }, "TableNames", "LastEvaluatedTableName",
@@ -23,16 +23,15 @@ export const typeOf = (table, attribute) =>
 export const keysText = (table, schema) => schema.map(({ AttributeName }) =>
   `${AttributeName} (${typeOf(table, AttributeName)})`).join(", ");
 
-// A select of the region's tables that goes to #/page/table when changed.
-export async function tablePicker(page, chosen, filter = () => true) {
+// A select of the region's tables (those `filter` keeps, given their descriptions) that
+// goes to #/page/table when changed.
+export async function tablePicker(page, chosen, filter = null) {
   const names = await tableNames();
-  const described = filter.length ? await Promise.all(names.map(describe)) : null;
-  const shown = described ? described.filter(filter).map((t) => t.TableName) : names;
+  const shown = filter ? (await Promise.all(names.map(describe))).filter(filter)
+    .map((table) => table.TableName) : names;
   const picker = select([["", "Choose a table"], ...shown], chosen || "", {
     "aria-label": "Table",
     onchange: () => { location.hash = `#/${page}/${encodeURIComponent(picker.value)}`; },
   });
-  return { picker, names: shown };
+  return picker;
 }
-
-export const heading = (text, ...more) => h("div", { class: "toolbar" }, h("h1", {}, text), ...more);

@@ -53,9 +53,6 @@ export function sortKey(value) {
   return "N" in value ? Number(value.N) : cell(value);
 }
 
-// A value typed into a field, as DynamoDB JSON of `type` (S, N or B: key attributes).
-export const typed = (type, text) => ({ [type]: text });
-
 export const TYPES = ["S", "N", "B", "BOOL", "NULL", "SS", "NS", "BS", "L", "M"];
 
 // A form field's text as a value of `type`: scalars as typed, the rest as JSON.

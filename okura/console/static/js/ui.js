@@ -53,7 +53,7 @@ export function status() {
   return element;
 }
 
-// Run an action from a button: disabled while it runs, its error shown in `where`.
+// Run an action; its error is shown in `where` (a status()).
 export async function act(where, action) {
   where.clear?.();
   try {

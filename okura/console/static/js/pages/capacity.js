@@ -85,7 +85,7 @@ export function render(view, [tableName]) {
   let timer = null;
   view.append(h("h1", {}, "Capacity and metrics"), message, body);
   act(message, async () => {
-    const { picker } = await tablePicker("capacity", tableName);
+    const picker = await tablePicker("capacity", tableName);
     body.append(h("div", { class: "toolbar" }, field("Table", picker)));
     if (!tableName) return;
     const table = await describe(tableName);

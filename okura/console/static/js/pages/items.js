@@ -68,7 +68,7 @@ export function render(view, [tableName]) {
   const body = h("div");
   view.append(h("div", { class: "toolbar" }, h("h1", {}, "Items")), message, body);
   act(message, async () => {
-    const [{ picker }, table] = await Promise.all([tablePicker("items", tableName),
+    const [picker, table] = await Promise.all([tablePicker("items", tableName),
       tableName ? describe(tableName) : null]);
     body.append(h("div", { class: "toolbar" }, field("Table", picker)));
     if (table) body.append(await explorer(table, message));

@@ -40,7 +40,7 @@ export function render(view, [tableName]) {
   let timer = null;
   view.append(h("h1", {}, "Streams"), message, body);
   act(message, async () => {
-    const { picker } = await tablePicker("streams", tableName,
+    const picker = await tablePicker("streams", tableName,
       (table) => table.StreamSpecification?.StreamEnabled || table.TableName === tableName);
     body.append(h("div", { class: "toolbar" }, field("Table", picker)));
     if (!tableName) return;

@@ -32,11 +32,19 @@ const indexes = (table) => [
 const link = (page, table, text) =>
   h("a", { href: `#/${page}/${encodeURIComponent(table.TableName)}` }, text);
 
+const settling = (table) => table.TableStatus !== "ACTIVE" || (table.GlobalSecondaryIndexes || [])
+  .some((index) => index.IndexStatus !== "ACTIVE");
+
 export function render(view) {
   const message = status();
   const list = h("div", { "aria-busy": "true" });
+  let timer = null;
   const refresh = () => act(message, async () => {
+    clearTimeout(timer);
     const tables = await Promise.all((await tableNames()).map(details));
+    if (tables.some(settling) && view.contains(list)) {
+      timer = setTimeout(refresh, 1000); // until every table and index is ACTIVE
+    }
     list.replaceChildren(grid([
       { title: "Name", value: (t) => link("items", t, t.TableName) },
       { title: "Status", value: (t) => h("span", { class: `badge ${t.TableStatus}` }, t.TableStatus) },
@@ -68,6 +76,7 @@ export function render(view) {
       h("button", { type: "button", onclick: refresh }, "Refresh")),
     message, list);
   refresh();
+  return () => clearTimeout(timer);
 }
 
 // A key attribute's name and type fields.
