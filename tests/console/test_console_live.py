@@ -45,6 +45,9 @@ def test_partiql_with_parameters_and_history(page, console_server):
     page.reload()  # the history outlives the page
     page.get_by_role("button", name='SELECT * FROM "notes" WHERE "id" = ?').click()
     expect(page.get_by_label("Statement")).to_have_value('SELECT * FROM "notes" WHERE "id" = ?')
+    expect(page.get_by_label("Parameters")).to_have_value('["n1"]')
+    page.get_by_label("Statement").press("Control+Enter")
+    expect(page.get_by_role("row", name="n1 hello")).to_be_visible()
     screenshot(page, "partiql")
 
 
