@@ -49,12 +49,19 @@ def test_create_a_table_with_a_global_index(page, console_server):
     gsi = form.locator("fieldset.gsi")
     gsi.get_by_label("Index name").fill("by-status")
     gsi.get_by_label("Partition key name").fill("status")
+    form.get_by_role("button", name="Add local index").click()
+    lsi = form.locator("fieldset.lsi")
+    lsi.get_by_label("Index name").fill("by-placed")
+    lsi.get_by_label("Sort key name").fill("placed")
+    lsi.get_by_label("Sort key type").select_option("N")
+    lsi.get_by_label("Projection", exact=True).select_option("INCLUDE")
+    lsi.get_by_label("Projected attributes").fill("total, status")
     form.get_by_label("TTL attribute").fill("expires")
     form.get_by_label("Stream").select_option("NEW_AND_OLD_IMAGES")
     form.get_by_role("button", name="Create", exact=True).click()
     expect(form).to_be_hidden()
     row = page.get_by_role("row").filter(has_text="orders")
-    expect(row).to_contain_text("GSI by-status")
+    expect(row).to_contain_text("GSI by-status, LSI by-placed")
     expect(row).to_contain_text("customer (S), order (N)")
     expect(row).to_contain_text("NEW_AND_OLD_IMAGES")
     expect(row).to_contain_text("expires")
@@ -63,6 +70,11 @@ def test_create_a_table_with_a_global_index(page, console_server):
     table = ddb.describe_table(TableName="orders")["Table"]
     assert table["GlobalSecondaryIndexes"][0]["KeySchema"] == [
         {"AttributeName": "status", "KeyType": "HASH"}]
+    local = table["LocalSecondaryIndexes"][0]
+    assert local["KeySchema"] == [{"AttributeName": "customer", "KeyType": "HASH"},
+                                  {"AttributeName": "placed", "KeyType": "RANGE"}]
+    assert local["Projection"] == {"ProjectionType": "INCLUDE",
+                                   "NonKeyAttributes": ["total", "status"]}
 
     row.get_by_role("button", name="Edit").click()  # protect it: it cannot be deleted
     editor = page.get_by_role("dialog", name="Update orders")
@@ -143,6 +155,27 @@ def test_add_edit_and_query_an_item(page, console_server):
         '"FilterExpression": "attribute_exists(#n1)"')
     expect(page.get_by_label("Request")).to_contain_text('"KeyConditionExpression": "#n0 = :v0"')
     screenshot(page, "items")
+    page.get_by_label("Filter operator").select_option("attribute_not_exists")
+    page.get_by_role("button", name="Run").click()
+    expect(page.get_by_role("caption")).to_contain_text("1 items returned, 2 read")
+    page.get_by_role("row", name="c2").click()  # duplicate it under another key, then delete that
+    editor = page.get_by_role("dialog", name="Edit item")
+    editor.get_by_role("button", name="Duplicate").click()
+    editor = page.get_by_role("dialog", name="Duplicate item")
+    editor.get_by_role("button", name="Create", exact=True).click()  # the same key: refused
+    expect(editor.get_by_role("status")).to_have_text(
+        "ConditionalCheckFailedException: The conditional request failed")
+    editor.get_by_label("Value of order").fill("2")
+    editor.get_by_role("button", name="Create", exact=True).click()
+    expect(editor).to_be_hidden()
+    expect(page.get_by_role("caption")).to_contain_text("2 items returned, 3 read")
+    assert ddb.get_item(TableName="shipments", Key={"customer": {"S": "c2"}, "order": {"N": "2"}})[
+        "Item"]["status"] == {"S": "shipped"}
+    page.get_by_role("row", name="c2 2").click()
+    page.get_by_role("dialog", name="Edit item").get_by_role("button", name="Delete").click()
+    expect(page.get_by_role("caption")).to_contain_text("1 items returned, 2 read")
+    assert "Item" not in ddb.get_item(TableName="shipments",
+                                      Key={"customer": {"S": "c2"}, "order": {"N": "2"}})
     reads = [json.loads(r["body"]) for r in requests if r["target"].endswith((".Scan", ".Query"))]
     assert reads and all(0 < read["Limit"] <= 1000 for read in reads)  # never a whole table
     query = reads[-1]
