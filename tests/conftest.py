@@ -42,7 +42,11 @@ class Server:
         # A file, not a pipe: a pipe nobody reads fills up and blocks the server's logging.
         self.log = tempfile.NamedTemporaryFile(prefix="okura-", suffix=".log", delete=False)
         self.process = subprocess.Popen(command, stderr=self.log)
-        self.wait_ready()
+        try:
+            self.wait_ready()
+        except RuntimeError:  # not left running behind the failed test
+            self.stop()
+            raise
 
     def log_text(self) -> str:
         with open(self.log.name, encoding="utf-8", errors="replace") as handle:
