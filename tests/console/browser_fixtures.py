@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Server
+from conftest import Server
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "console"
 # Each wait on the page gives up after this long (ms): conditions, never sleeps.

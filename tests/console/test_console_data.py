@@ -9,7 +9,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from browser_fixtures import browser, console_server, page, screenshot  # noqa: F401 (fixtures)
-from tests.conftest import Server
+from conftest import Server
 
 expect = pytest.importorskip("playwright.sync_api").expect
 
