@@ -16,6 +16,12 @@ import asyncpg
 import boto3
 import pytest
 from botocore.config import Config
+from hypothesis import HealthCheck, settings
+
+# Generated inputs are judged by what they find, not by how fast a busy machine makes
+# them: no deadline and no "input generation is slow" failure (seen on a loaded CI host)
+settings.register_profile("okura", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("okura")
 
 BACKENDS = ["memory", "sqlite", "postgres"]
 POSTGRES_HOST = "127.0.0.1:5432"

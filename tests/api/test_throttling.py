@@ -176,11 +176,24 @@ def test_a_gsi_short_of_write_capacity_throttles_the_table_s_writes(enforcing):
 
 def test_boto3_s_standard_retries_recover(enforcing):
     table, _ = _table(enforcing.client(), provisioned=(5, 1))
-    _put_until_throttled(enforcing.client(), table, 400)
+    # one item of 390 units: the burst overdrawn by 90, which real time will not refill
+    enforcing.client().put_item(TableName=table, Item={"pk": {"S": "big"},
+                                                       "v": {"S": "x" * 399_000}})
     client = boto3.client("dynamodb", endpoint_url=enforcing.url, region_name="us-east-1",
                           aws_access_key_id="AKIDEXAMPLE", aws_secret_access_key="secret",
                           config=Config(retries={"mode": "standard", "max_attempts": 10}))
+    refused = []
+
+    def refill_once_refused(response, attempts, **_):
+        # botocore asks whether to retry each attempt: once the first is throttled, the
+        # clock moves past the debt, so a retry after botocore's backoff succeeds
+        if attempts == 1 and response is not None and response[0].status_code == 400:
+            refused.append(response[1]["Error"]["Code"])
+            advance(enforcing, 600)
+
+    client.meta.events.register("needs-retry.dynamodb.PutItem", refill_once_refused)
     reply = client.put_item(TableName=table, Item={"pk": {"S": "retried"}, "v": {"S": KB}})
+    assert refused == ["ProvisionedThroughputExceededException"]
     assert reply["ResponseMetadata"]["RetryAttempts"] >= 1
 
 
