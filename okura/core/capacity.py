@@ -7,7 +7,8 @@ rendered from the ledger (`Ledger.consumed`).
 
 The rules (developer guide, "Read/write capacity mode" and the index pages): a read
 is 4 KB units of the bytes read, rounded up once per request (per item for GetItem,
-BatchGetItem and transactions), half for an eventually consistent read; a write is
+BatchGetItem and transactions), and for a Scan at least one unit per partition it
+searched (core/reads.py), half for an eventually consistent read; a write is
 1 KB units of the larger of the old and the new item; a transaction doubles both; an
 index entry written costs its own size in 1 KB units (a moved index key is a delete
 and a put), outside the transaction's doubling; TTL deletions cost nothing.
@@ -39,10 +40,11 @@ class Ledger(list[Charge]):
     __slots__ = ()
 
     def read(self, table: Table, hk: bytes | None, size: int, consistent: bool,
-             index: Index | None = None, transactional: bool = False) -> None:
-        """Charge a read of `size` bytes at once: 4 KB units rounded up, at least one;
-        half for an eventually consistent read, double for a transactional one."""
-        units = -(-size // READ_UNIT) or 1
+             index: Index | None = None, transactional: bool = False, least: int = 1) -> None:
+        """Charge a read of `size` bytes at once: 4 KB units rounded up, at least `least`
+        (a Scan's partitions searched); half for an eventually consistent read, double
+        for a transactional one."""
+        units = max(-(-size // READ_UNIT), least)
         self.append((table, index, hk, units * 2.0 if transactional
                      else float(units) if consistent else units / 2, False))
 

@@ -166,10 +166,39 @@ async def read(ctx: Context, source: Source, walk: Walk, limit: int | None, cons
         scanned = len(docs)
         if fetch:
             docs = await _fetch(ctx, unit, source.table, docs, consistent)
-    ctx.ledger.read(source.table, hk, size, consistent, source.index)
+    searched = 1 if partitions is not None else _searched(
+        source.table, walk, None if start is None else start[1],
+        None if position is None else position[1])
+    ctx.ledger.read(source.table, hk, size, consistent, source.index, least=searched)
     if gate is not None:
         gate.spend(ctx.ledger, spent)
     return Page(docs, scanned, last, position)
+
+
+def partitions_of(table: Table) -> int:
+    """How many partitions DynamoDB gives a table: one per 3,000 read or 1,000 write
+    units of its warm throughput (4 for a new table)."""
+    warm = table.doc.get("WarmThroughput") or {}
+    return max(1, -(-warm.get("ReadUnitsPerSecond", 0) // 3000),
+               -(-warm.get("WriteUnitsPerSecond", 0) // 1000))
+
+
+def _searched(table: Table, walk: Walk, after: bytes | None, stopped: bytes | None) -> int:
+    """The partitions a Scan page searched, from where it started to where it stopped
+    (the end of its segment when it did not stop early): DynamoDB charges a Scan at
+    least a read unit for each, even when they hold nothing (developer guide, "DynamoDB
+    read and write operations"; a Scan of a one-item table costs 4 units)."""
+    count = partitions_of(table)
+
+    def hashed(hk: bytes) -> int:  # a partition key's place in the hash space
+        return int.from_bytes(hk[:keys.HASH_BYTES], "big")
+
+    first = hashed(after) if after is not None else (
+        hashed(walk.hk_lo) if walk.hk_lo is not None else 0)
+    last = hashed(stopped) if stopped is not None else (
+        hashed(walk.hk_hi) - 1 if walk.hk_hi is not None else (1 << 8 * keys.HASH_BYTES) - 1)
+    bits = 8 * keys.HASH_BYTES
+    return (last * count >> bits) - (first * count >> bits) + 1
 
 
 def next_range(rk: bytes, lo: bytes | None, hi: bytes | None,
