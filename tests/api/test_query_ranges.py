@@ -112,7 +112,14 @@ def test_multi_attribute_plan():
 
 
 @pytest.mark.parametrize("text, message", [
-    ("a = :a AND x = :x", "Query condition missed key schema element: b"),
+    # a HASH attribute of several without "=" (users quote DynamoDB's text up to
+    # "equality conditions"; the rest is okura's, from the RANGE text)
+    ("a = :a AND x = :x", "HASH key attributes b must have equality conditions specified in "
+                          "the query"),
+    ("a = :a AND b > :b", "HASH key attributes b must have equality conditions specified in "
+                          "the query"),
+    ("a = :a AND b BETWEEN :b AND :y", "HASH key attributes b must have equality conditions "
+                                       "specified in the query"),
     # DynamoDB's text for RANGE attributes used out of turn (issue 24)
     ("a = :a AND b = :b AND y = :y", "RANGE key attributes x must have equality conditions "
      "specified in the query because a condition is present on key attribute y"),

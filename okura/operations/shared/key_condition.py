@@ -33,6 +33,16 @@ def not_supported() -> errors.DynamoError:
     return errors.validation("Query key condition not supported")  # unverified
 
 
+def _missed(name: str, count: int) -> errors.DynamoError:
+    """A HASH attribute without its "=": a classic key says which is missing, a key of
+    several HASH attributes says each needs one (users quote DynamoDB up to "equality
+    conditions"; the rest is okura's)."""
+    if count == 1:
+        return errors.validation(f"Query condition missed key schema element: {name}")
+    return errors.validation(f"HASH key attributes {name} must have equality conditions "
+                             "specified in the query")
+
+
 def plan(condition: object, hash_keys: list[tuple[str, str]], range_keys: list[tuple[str, str]],
          values: dict | None) -> KeyPlan:
     """The partition and sort-key range a key condition selects, after its checks
@@ -45,8 +55,8 @@ def plan(condition: object, hash_keys: list[tuple[str, str]], range_keys: list[t
             raise errors.validation("KeyConditionExpressions must only contain one condition per key")
         found[name] = (op, operands)
     for name, _ in hash_keys:
-        if name not in found:
-            raise errors.validation(f"Query condition missed key schema element: {name}")
+        if name not in found or len(hash_keys) > 1 and found[name][0] != "=":
+            raise _missed(name, len(hash_keys))
     types = dict(hash_keys + range_keys)
     for name, (op, operands) in found.items():
         type_ = types.get(name)
