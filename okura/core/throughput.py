@@ -99,16 +99,6 @@ class Budget:
         self.settled = 0.0  # the highest second that is PEAK_SETTLES old
         self.spent = 0.0  # units this node has spent, ever (core/shared_budgets.py)
 
-    def take(self, units: float, now: float) -> None:
-        """Spend `units` at `now`: the bucket runs dry later by units / rate, from a full
-        one at most."""
-        bucket = self.bucket
-        floor = now - bucket.window
-        dry = bucket.dry
-        bucket.dry = (dry if dry > floor else floor) + units / bucket.rate
-        if self.on_demand:
-            self.count(units, now)
-
     def count(self, units: float, now: float) -> None:
         """On demand: count `units` spent at `now` towards this second's traffic."""
         second = int(now)
@@ -242,19 +232,26 @@ class Throughput:
             held = self._held.get(table)
             if held is None or held.off:
                 continue
-            gsi = index is not None and index.is_global
-            budget = (held.indexes[index.name][write] if index is not None and gsi
-                      else held.write if write else held.read)
-            budget.take(units, now)
+            if index is None or not index.is_global:
+                budget = held.write if write else held.read
+                if hk is not None:  # its partition keeps one second of its limit
+                    keys = held.write_keys if write else held.read_keys
+                    floor = now - 1.0
+                    dry = keys.get(hk, floor)
+                    keys[hk] = (dry if dry > floor else floor) + units * (
+                        _PER_WRITE_UNIT if write else _PER_READ_UNIT)
+                    if len(keys) > PARTITIONS_KEPT:
+                        _forget_full(keys, floor)
+            else:
+                budget = held.indexes[index.name][write]
+            # the bucket runs dry later by units / rate, from a full one at most
+            bucket = budget.bucket
+            floor = now - bucket.window
+            dry = bucket.dry
+            bucket.dry = (dry if dry > floor else floor) + units / bucket.rate
             budget.spent += units
-            if hk is not None and not gsi:
-                keys = held.write_keys if write else held.read_keys
-                floor = now - 1.0  # a partition keeps one second of its limit
-                dry = keys.get(hk, floor)
-                keys[hk] = (dry if dry > floor else floor) + units * (
-                    _PER_WRITE_UNIT if write else _PER_READ_UNIT)
-                if len(keys) > PARTITIONS_KEPT:
-                    _forget_full(keys, floor)
+            if budget.on_demand:
+                budget.count(units, now)
 
     def budgets(self) -> list[tuple[str, int, Budget]]:
         """Every budget this node holds: its `budget_key`, the version of the table
