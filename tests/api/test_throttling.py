@@ -184,10 +184,10 @@ def test_boto3_s_standard_retries_recover(enforcing):
                           config=Config(retries={"mode": "standard", "max_attempts": 10}))
     refused = []
 
-    def refill_once_refused(response, attempts, **_):
-        # botocore asks whether to retry each attempt: once the first is throttled, the
-        # clock moves past the debt, so a retry after botocore's backoff succeeds
-        if attempts == 1 and response is not None and response[0].status_code == 400:
+    def refill_once_refused(response, **_):
+        # botocore asks whether to retry each attempt: once one is throttled, the clock
+        # moves past the debt, so a retry after botocore's backoff succeeds
+        if not refused and response is not None and response[0].status_code == 400:
             refused.append(response[1]["Error"]["Code"])
             advance(enforcing, 600)
 

@@ -89,9 +89,15 @@ def test_a_capacity_graph_moves_with_the_writes(page, console_server):
     page.goto(page.base + "#/capacity/metered")
     writes = page.locator('figure[data-chart="Write capacity, metered"] svg')
     expect(writes).to_have_attribute("data-last", "0")
-    for n in range(20):
-        ddb.put_item(TableName="metered", Item={"id": {"S": f"k{n}"}})
-    expect(writes).not_to_have_attribute("data-last", "0")
+    for attempt in range(2):  # the graph's last point is this minute's: one may turn
+        for n in range(20):
+            ddb.put_item(TableName="metered", Item={"id": {"S": f"k{n}"}})
+        try:
+            expect(writes).not_to_have_attribute("data-last", "0")
+            break
+        except AssertionError:
+            if attempt:
+                raise
     assert float(writes.get_attribute("data-last")) > 0
     expect(page.locator('figure[data-chart="Latency, metered"]')).to_contain_text("PutItem")
     page.get_by_role("button", name="Turn Contributor Insights on").click()
