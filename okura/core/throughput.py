@@ -21,9 +21,9 @@ and then throttles until it refills; a throttled request spent nothing.
 - A write must also find write capacity in each of the table's GSIs: an index short of
   it throttles the table's writes, as in DynamoDB.
 
-With PostgreSQL, nodes share the table and GSI budgets: each spends from its own copy
-and learns every few hundred milliseconds what the others spent (core/shared_budgets.py).
-Partition-key budgets stay per node.
+With PostgreSQL, nodes share the table and GSI budgets: each spends from its own copy,
+and every 0.1 s adds what it spent to the budget's row in the database and takes the
+row's level (core/shared_budgets.py). Partition-key budgets stay per node.
 """
 from __future__ import annotations
 
