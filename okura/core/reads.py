@@ -13,6 +13,7 @@ only what its filter, projection or LastEvaluatedKey needs.
 """
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Awaitable, Callable, NamedTuple
 
 import orjson
@@ -25,6 +26,7 @@ from okura.storage.engine import Transaction
 
 PAGE_BYTES = 1024 * 1024  # DynamoDB's 1 MB per Query or Scan page
 _BATCH = 256  # rows fetched per engine call while no Limit is nearer
+_SIZE, _DOC = itemgetter(-2), itemgetter(-1)  # of an engine's query or scan row
 
 
 class Source:
@@ -222,11 +224,16 @@ async def _collect(call: Callable[..., Awaitable[list[tuple]]], arguments: tuple
     while True:
         want = _BATCH if limit is None else min(_BATCH, limit - len(docs))
         rows = await call(*arguments, want)
-        for row in rows:
-            docs.append(row[-1])
-            size += row[-2]
-            if size >= budget or len(docs) == limit:
-                return docs, size, row[-1], (place, *(row[:2] if scan else (hk, row[0])))
+        more = sum(map(_SIZE, rows))
+        if size + more < budget and (limit is None or len(docs) + len(rows) < limit):
+            docs += map(_DOC, rows)  # the whole batch, without a step per row
+            size += more
+        else:
+            for row in rows:
+                docs.append(row[-1])
+                size += row[-2]
+                if size >= budget or len(docs) == limit:
+                    return docs, size, row[-1], (place, *(row[:2] if scan else (hk, row[0])))
         if len(rows) < want:
             return docs, size, None, None
         last = rows[-1]

@@ -133,22 +133,20 @@ class Budget:
 class _Held:
     """What the gate needs of one table document, found with one dict lookup."""
 
-    __slots__ = ("off", "mode", "read", "write", "indexes", "gsi_writes", "read_keys",
-                 "write_keys")
+    __slots__ = ("off", "mode", "sides", "indexes", "gsi_writes")
 
     def __init__(self, mode: str, read: Budget, write: Budget,
                  gsis: list[tuple[Index, Budget, Budget]],
                  keys: tuple[dict[bytes, float], dict[bytes, float]]) -> None:
         self.off = mode == OFF
         self.mode = mode
-        self.read = read
-        self.write = write
+        # reads' and writes' (indexed by `write`): the table's budget; partition key ->
+        # when its bucket runs dry (Bucket.dry; a key not there is full); a unit's share
+        # of a partition's second
+        self.sides = ((read, keys[0], _PER_READ_UNIT), (write, keys[1], _PER_WRITE_UNIT))
         # GSI name -> (read, write) budgets; and each GSI with its write budget
         self.indexes = {index.name: (reads, writes) for index, reads, writes in gsis}
         self.gsi_writes = tuple((index, writes) for index, _, writes in gsis)
-        # partition key -> when its bucket runs dry (Bucket.dry), for reads and writes;
-        # a key not there is full
-        self.read_keys, self.write_keys = keys
 
 
 class Throughput:
@@ -189,21 +187,27 @@ class Throughput:
         if held.off:
             return None
         now = self.now = _time() + ctx.db.clock.offset  # Clock.now(), inlined
-        gsi = index is not None and index.is_global
-        budget = (held.indexes[index.name][write] if index is not None and gsi
-                  else held.write if write else held.read)
-        if now <= budget.bucket.dry:
-            return self._refused(ctx, held, table, index if gsi else None, None, write,
-                                 budget.bucket.limit, now, raising)
-        if hk is not None and not gsi:
-            dry = (held.write_keys if write else held.read_keys).get(hk)
-            if dry is not None and now <= dry:
-                return self._refused(ctx, held, table, None, hk, write, _KEY_RANGE, now, raising)
-        if write:
-            for other, writes in held.gsi_writes:  # a GSI short of write capacity
-                if now <= writes.bucket.dry:
-                    return self._refused(ctx, held, table, other, None, True,
-                                         writes.bucket.limit, now, raising)
+        if index is None or not index.is_global:  # the table's budgets (an LSI's are its)
+            budget, keys, _ = held.sides[write]
+            bucket = budget.bucket
+            if now <= bucket.dry:
+                return self._refused(ctx, held, table, None, None, write, bucket.limit, now,
+                                     raising)
+            if hk is not None:
+                dry = keys.get(hk)
+                if dry is not None and now <= dry:
+                    return self._refused(ctx, held, table, None, hk, write, _KEY_RANGE, now,
+                                         raising)
+            if write:
+                for other, writes in held.gsi_writes:  # a GSI short of write capacity
+                    if now <= writes.bucket.dry:
+                        return self._refused(ctx, held, table, other, None, True,
+                                             writes.bucket.limit, now, raising)
+            return None
+        bucket = held.indexes[index.name][write].bucket
+        if now <= bucket.dry:
+            return self._refused(ctx, held, table, index, None, write, bucket.limit, now,
+                                 raising)
         return None
 
     def _refused(self, ctx: Context, held: _Held, table: Table, index: Index | None,
@@ -228,18 +232,17 @@ class Throughput:
         """Take the charges from `start` on (work just admitted and done) from their
         budgets."""
         now = self.now
+        held_of = self._held
         for table, index, hk, units, write in ledger[start:]:
-            held = self._held.get(table)
+            held = held_of.get(table)
             if held is None or held.off:
                 continue
             if index is None or not index.is_global:
-                budget = held.write if write else held.read
+                budget, keys, per_unit = held.sides[write]
                 if hk is not None:  # its partition keeps one second of its limit
-                    keys = held.write_keys if write else held.read_keys
                     floor = now - 1.0
                     dry = keys.get(hk, floor)
-                    keys[hk] = (dry if dry > floor else floor) + units * (
-                        _PER_WRITE_UNIT if write else _PER_READ_UNIT)
+                    keys[hk] = (dry if dry > floor else floor) + units * per_unit
                     if len(keys) > PARTITIONS_KEPT:
                         _forget_full(keys, floor)
             else:

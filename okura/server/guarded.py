@@ -41,7 +41,7 @@ class GuardedProtocol(HttpProtocol):
         if wanted is not None:
             self.headers[wanted] = value.decode("latin-1")
         elif name == b"expect":
-            HttpProtocol.on_header(self, name, value)
+            self._unusual_header(name, value)
 
     def on_message_complete(self, plain=HttpProtocol.on_message_complete):
         self.headers[RAW] = (self.parser.get_method(), self.url, self.raw, self.peer, self.secure)

@@ -65,14 +65,13 @@ _WANTED = {name.encode(): name for name in (
     "origin", "access-control-request-method", "access-control-request-headers",
     "accept-encoding", "content-type")}
 # Header names as SDKs spell them, looked up before lower-casing: what they stand for
-# (None: not read).
+# ("": not read).
 _SPELLED = {**_WANTED, **{name.title(): wanted for name, wanted in _WANTED.items()},
             **dict.fromkeys((b"Content-Length", b"User-Agent", b"content-length",
                              b"user-agent",
                              b"Connection", b"Accept",
                              b"amz-sdk-invocation-id", b"amz-sdk-request",
-                             b"X-Amz-Security-Token", b"x-amz-security-token"))}
-_UNKNOWN = object()
+                             b"X-Amz-Security-Token", b"x-amz-security-token"), "")}
 
 
 def request_ids():
@@ -80,7 +79,7 @@ def request_ids():
     prefix and a counter, unique across processes without a random draw per request."""
     prefix = "".join(SystemRandom().choice(_REQUEST_ID_ALPHABET) for _ in range(40)).encode()
     for n in count():
-        yield b"%s%012d" % (prefix, n)
+        yield b"%s%012X" % (prefix, n)  # hexadecimal: cheaper to format than decimal
 
 
 # The HTTP Date header's value and the second it was formatted for: formatted once per
@@ -237,19 +236,23 @@ class HttpProtocol(asyncio.Protocol):
         self.url += url
 
     def on_header(self, name, value):
-        wanted = _SPELLED.get(name, _UNKNOWN)
-        if wanted is _UNKNOWN:
-            name = name.lower()
-            wanted = _WANTED.get(name)
-            if (name == b"expect" and value.lower() == b"100-continue" and self.transport
-                    and not self.busy and not self.queue and not self.closing):
-                # the client waits for leave to send its body (curl; Guzzle on large
-                # bodies), here rather than in a per-request header callback, which would
-                # cost every request; behind a reply still due, none is sent (RFC 9110
-                # allows that: the client sends its body after a wait)
-                self._emit(lambda closing, commit_error: _CONTINUE)
+        wanted = _SPELLED.get(name)
+        if wanted:
+            self.headers[wanted] = value.decode("latin-1")
+        elif wanted is None:  # not spelled as SDKs spell it ("" for a name never read)
+            self._unusual_header(name.lower(), value)
+
+    def _unusual_header(self, name: bytes, value: bytes) -> None:
+        wanted = _WANTED.get(name)
         if wanted is not None:
             self.headers[wanted] = value.decode("latin-1")
+        elif (name == b"expect" and value.lower() == b"100-continue" and self.transport
+                and not self.busy and not self.queue and not self.closing):
+            # the client waits for leave to send its body (curl; Guzzle on large
+            # bodies), here rather than in a per-request header callback, which would
+            # cost every request; behind a reply still due, none is sent (RFC 9110
+            # allows that: the client sends its body after a wait)
+            self._emit(lambda closing, commit_error: _CONTINUE)
 
     def on_headers_complete(self):
         self.head = None
