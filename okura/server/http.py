@@ -16,7 +16,6 @@ from collections import deque
 from functools import partial
 from email.utils import formatdate
 from itertools import count
-from typing import Callable
 from random import SystemRandom
 
 import httptools
@@ -149,14 +148,14 @@ class Outbox:
     __slots__ = ("held",)
 
     def __init__(self):
-        # finish functions to call with None at the end of this iteration (HttpProtocol._emit
-        # adds them, scheduling release() with the first)
-        self.held: list[Callable] = []
+        # (connection, reply slot) to finish at the end of this iteration
+        # (HttpProtocol._emit adds them, scheduling release() with the first)
+        self.held: list[tuple[HttpProtocol, list]] = []
 
     def release(self) -> None:
         held, self.held = self.held, []
-        for finish in held:
-            finish(None)
+        for protocol, slot in held:
+            protocol._finish(slot, None)
 
 
 class HttpProtocol(asyncio.Protocol):
@@ -425,28 +424,25 @@ class HttpProtocol(asyncio.Protocol):
         closing = not keep_alive or self.closing
         if closing:
             self.transport = None
-        slot: list = [None, closing]
+        slot: list = [None, closing, finish]  # [its bytes once finished, ...]
         self.replies.append(slot)
-
-        def finished(commit_error):
-            try:
-                slot[0] = finish(closing, commit_error)
-            except Exception:  # a bug: end the connection rather than stall its replies
-                log.exception("a reply could not be built")
-                slot[:] = b"", True
-            self._write_finished()
-
         after_commit = self.after_commit
-        if after_commit is None or not after_commit(finished):
+        if after_commit is None or not after_commit(partial(self._finish, slot)):
             held = self.outbox.held
             if not held:
                 asyncio.get_running_loop().call_soon(self.outbox.release)
-            held.append(finished)
+            held.append((self, slot))
 
-    def _write_finished(self):
+    def _finish(self, slot: list, commit_error) -> None:
+        """Build a queued reply's bytes, and write those now due."""
+        try:
+            slot[0] = slot[2](slot[1], commit_error)
+        except Exception:  # a bug: end the connection rather than stall its replies
+            log.exception("a reply could not be built")
+            slot[:2] = b"", True
         replies = self.replies
         while replies and replies[0][0] is not None:
-            data, closing = replies.popleft()
+            data, closing, _ = replies.popleft()
             if self.sink is not None:
                 self.sink.write(data)
                 if closing:

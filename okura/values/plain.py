@@ -69,7 +69,13 @@ def key(key, schema, pending: list) -> bool:
         return False
     for name, type_ in schema:
         av = key.get(name)
-        if type(av) is not dict or len(av) != 1 or not _key_value(av, type_, pending):
+        if type(av) is not dict or len(av) != 1:
+            return False
+        if type_ == "S":  # _key_value()'s commonest case, inlined
+            value = av.get("S")
+            if type(value) is not str or not 0 < len(value) <= _SHORT_KEY:
+                return False
+        elif not _key_value(av, type_, pending):
             return False
     return True
 
