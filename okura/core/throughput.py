@@ -215,14 +215,16 @@ class Throughput:
                  raising: bool) -> DynamoError | None:
         ctx.throttled = (table, index, hk)
         ctx.db.metrics.throttled(table, index, write, ctx.operation)
-        error = _error(table, index, write, limit)
         if held.mode == SHADOW:
+            # the error is only made for the warning: under a load past the budget, every
+            # request comes here
             last = self._warned.get(table.id)
             if last is None or now - last >= WARN_EVERY:
                 self._warned[table.id] = now
                 log.warning("throttling (shadow): %s of table %s would be throttled: %s",
-                            ctx.operation, table.name, error.message)
+                            ctx.operation, table.name, _error(table, index, write, limit).message)
             return None
+        error = _error(table, index, write, limit)
         if raising:
             raise error
         return error
