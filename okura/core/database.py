@@ -39,7 +39,7 @@ class Database:
         self.insights = Insights()  # Contributor Insights' counts (core/insights.py)
         # Capacity budgets (core/throughput.py); `gate` is them while any table may be
         # throttled, None otherwise (the hot paths' one test)
-        self.throughput = Throughput(throttling)
+        self.throughput = Throughput(throttling, self.clock, engine.shared)
         self.gate: Throughput | None = None
         self.throttle(throttling)
 

@@ -37,6 +37,7 @@ from okura.errors import DynamoError
 if TYPE_CHECKING:
     from okura.core.capacity import Ledger
     from okura.core.catalog import Table
+    from okura.core.clock import Clock
     from okura.core.context import Context
     from okura.core.indexes import Index
 
@@ -152,8 +153,11 @@ class _Held:
 class Throughput:
     """Every budget of this node, and the gate."""
 
-    def __init__(self, mode: str) -> None:
+    def __init__(self, mode: str, clock: Clock, shared: bool = False) -> None:
         self.mode = mode
+        self.clock = clock
+        # Budgets count what they spent only where nodes share them (core/shared_budgets.py)
+        self.shared = shared
         self.overrides: dict[str, str] = {}  # table name -> mode (admin endpoint)
         # (table id, index name or None, write) -> (table version, Budget)
         self._budgets: dict[tuple[int, str | None, bool], tuple[int, Budget]] = {}
@@ -183,10 +187,10 @@ class Throughput:
         shadow mode."""
         held = self._held.get(table)
         if held is None:
-            held = self._hold(table, ctx.db.clock.now())
+            held = self._hold(table, self.clock.now())
         if held.off:
             return None
-        now = self.now = _time() + ctx.db.clock.offset  # Clock.now(), inlined
+        now = self.now = _time() + self.clock.offset  # Clock.now(), inlined
         if index is None or not index.is_global:  # the table's budgets (an LSI's are its)
             budget, keys, _ = held.sides[write]
             bucket = budget.bucket
@@ -235,7 +239,8 @@ class Throughput:
         budgets."""
         now = self.now
         held_of = self._held
-        for table, index, hk, units, write in ledger[start:]:
+        shared = self.shared
+        for table, index, hk, units, write in ledger[start:] if start else ledger:
             held = held_of.get(table)
             if held is None or held.off:
                 continue
@@ -254,9 +259,12 @@ class Throughput:
             floor = now - bucket.window
             dry = bucket.dry
             bucket.dry = (dry if dry > floor else floor) + units / bucket.rate
-            budget.spent += units
-            if budget.on_demand:
-                budget.count(units, now)
+            if shared:
+                budget.spent += units
+            if budget.on_demand:  # Budget.count(), inlined
+                if int(now) != budget.second:
+                    budget.next_second(now, int(now))
+                budget.used += units
 
     def budgets(self) -> list[tuple[str, int, Budget]]:
         """Every budget this node holds: its `budget_key`, the version of the table
