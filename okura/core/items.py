@@ -91,7 +91,7 @@ async def fetch(ctx: Context, table: Table, key: dict, consistent: bool) -> byte
     ledger = ctx.ledger
     ledger.read(table, hk, 0 if row is None else row[0], consistent)
     if gate is not None:
-        gate.spend(ledger, -1)
+        gate.spend(ledger, len(ledger) - 1)  # the read just charged
     db.metrics.item_read(table, consistent)
     return None if row is None else row[1]
 
