@@ -43,13 +43,19 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
+def _found(match):
+    if match is None:
+        raise SystemExit("a reply or profile without the expected line")
+    return match.group(1)
+
+
 def _reply(connection: socket.socket, pending: bytes) -> bytes:
     """Read one whole reply (it must be a 200); the bytes after it."""
     while True:
         end = pending.find(b"\r\n\r\n")
         if end >= 0:
             head = pending[:end]
-            length = int(re.search(rb"(?i)content-length: *(\d+)", head).group(1))
+            length = int(_found(re.search(rb"(?i)content-length: *(\d+)", head)))
             if len(pending) >= end + 4 + length:
                 if not head.startswith(b"HTTP/1.1 200"):
                     raise SystemExit(f"bad reply: {pending[:300]!r}")
@@ -82,7 +88,7 @@ def _counted(out: Path) -> int:
     """Instructions in the newest callgrind dump."""
     dumps = sorted(out.parent.glob(out.name + ".*"), key=lambda path: int(path.suffix[1:]))
     text = dumps[-1].read_text()
-    return int(re.search(r"^(?:summary|totals): (\d+)", text, re.M).group(1))
+    return int(_found(re.search(r"^(?:summary|totals): (\d+)", text, re.M)))
 
 
 def measure(checkout: Path, operation: str, requests: int, idle: float,
