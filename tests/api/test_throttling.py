@@ -112,6 +112,31 @@ def test_an_on_demand_hot_key_is_throttled_while_other_keys_pass(enforcing):
     ddb.put_item(TableName=table, Item={"pk": {"S": "cold"}, "v": {"S": big}})
 
 
+def test_a_key_overdrawn_for_seconds_stays_throttled_while_its_memory_turns_over(enforcing):
+    # A partition key's bucket outlives the second it was spent in: okura forgets keys a
+    # second's worth at a time (core/throughput.py, _Keys), never one still overdrawn.
+    ddb = enforcing.client()
+    table = unique_name("thr")
+    ddb.create_table(TableName=table, BillingMode="PAY_PER_REQUEST",
+                     KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
+                                {"AttributeName": "sk", "KeyType": "RANGE"}],
+                     AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                                           {"AttributeName": "sk", "AttributeType": "S"}])
+    big = "z" * 399_000  # 390 write units an item: 24 of them, 9.4 seconds of one key
+    unprocessed = ddb.batch_write_item(RequestItems={table: [
+        {"PutRequest": {"Item": {"pk": {"S": "hot"}, "sk": {"S": f"{n}"}, "v": {"S": big}}}}
+        for n in range(24)]})["UnprocessedItems"]
+    assert unprocessed == {}
+    for other in ("a", "b", "c"):  # three turns of the keys' memory, other keys written
+        advance(enforcing, 2.0)
+        ddb.put_item(TableName=table, Item={"pk": {"S": other}, "sk": {"S": "0"}})
+    with pytest.raises(ClientError) as excinfo:
+        ddb.put_item(TableName=table, Item={"pk": {"S": "hot"}, "sk": {"S": "again"}})
+    assert _throttled(excinfo)[0] == "ProvisionedThroughputExceededException"
+    advance(enforcing, 4.0)
+    ddb.put_item(TableName=table, Item={"pk": {"S": "hot"}, "sk": {"S": "again"}})
+
+
 def _overdrawn(ddb) -> str:
     """A provisioned table of 1 read and 1 write unit a second whose budgets are
     overdrawn by about 90 units each: throttled for some 90 seconds of real time."""
