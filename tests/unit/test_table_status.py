@@ -17,6 +17,8 @@ DOC = {"TableName": "t", "TableStatus": CREATING,
 
 
 class _Engine:
+    shared = False  # one process's storage (storage/engine.py)
+
     def watch_catalog(self, callback):
         pass
 
