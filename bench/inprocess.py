@@ -59,6 +59,23 @@ def _put(table: str, key: str) -> tuple[str, str]:
     return "PutItem", f'{{"TableName":"{table}","Item":{{{key},{_ATTRIBUTES}}}}}'
 
 
+def setup_requests(provisioned: bool = False) -> list[bytes]:
+    """The workloads' tables (`provisioned`: of 40,000 read and write units, which the
+    workloads stay well within, rather than on demand) and their KEYS items each."""
+    raws = []
+    for table in (_TABLE, _SORTED):
+        if provisioned:
+            table = {key: value for key, value in table.items() if key != "BillingMode"}
+            table["ProvisionedThroughput"] = {"ReadCapacityUnits": 40000,
+                                              "WriteCapacityUnits": 40000}
+        raws.append(request("CreateTable", orjson.dumps(table).decode()))
+    for i in range(KEYS):
+        raws.append(request(*_put("bench", f'"pk":{{"S":"k{i}"}}')))
+        raws.append(request(*_put("bench_q", f'"pk":{{"S":"p{i % (KEYS // 10)}"}},'
+                                             f'"sk":{{"S":"s{i}"}}')))
+    return raws
+
+
 # operation -> (items per request, i -> (target, body))
 WORKLOADS = {
     "get": (1, lambda i: ("GetItem", f'{{"TableName":"bench","Key":{{"pk":{{"S":"k{i % KEYS}"}}}}}}')),
@@ -173,16 +190,8 @@ async def run(args) -> None:
             _signing = True
             guard_app(app, settings)
         setup = Connections(app, 1)
-        for table in (_TABLE, _SORTED):
-            if args.provisioned:  # a table whose budgets the workload stays well within
-                table = {key: value for key, value in table.items() if key != "BillingMode"}
-                table["ProvisionedThroughput"] = {"ReadCapacityUnits": 40000,
-                                                  "WriteCapacityUnits": 40000}
-            await setup.send([request("CreateTable", orjson.dumps(table).decode())])
-        for i in range(KEYS):
-            await setup.send([request(*_put("bench", f'"pk":{{"S":"k{i}"}}'))])
-            await setup.send([request(*_put("bench_q", f'"pk":{{"S":"p{i % (KEYS // 10)}"}},'
-                                                     f'"sk":{{"S":"s{i}"}}'))])
+        for raw in setup_requests(args.provisioned):
+            await setup.send([raw])
         per_request, make = WORKLOADS[args.operation]
         # --signed: sign as many whatever --requests says, so that runs of different lengths
         # under callgrind spend the same on signing

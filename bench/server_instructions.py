@@ -27,8 +27,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import orjson
-
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
@@ -123,13 +121,8 @@ def measure(checkout: Path, operation: str, requests: int, idle: float,
                 time.sleep(0.2)
         client = Client(port)
         per_request, make = inprocess.WORKLOADS[operation]
-        for table in (inprocess._TABLE, inprocess._SORTED):
-            client.send([inprocess.request("CreateTable", orjson.dumps(table).decode())])
-        for i in range(inprocess.KEYS):
-            client.send([inprocess.request(*inprocess._put("bench", f'"pk":{{"S":"k{i}"}}')),
-                         inprocess.request(*inprocess._put(
-                             "bench_q", f'"pk":{{"S":"p{i % (inprocess.KEYS // 10)}"}},'
-                                        f'"sk":{{"S":"s{i}"}}'))])
+        for raw in inprocess.setup_requests():
+            client.send([raw])
         requests -= requests % CONNECTIONS
         raws = [inprocess.request(*make(i)) for i in range(requests + 4 * CONNECTIONS)]
         client.run(raws[requests:])  # warm-up

@@ -314,7 +314,7 @@ class Metrics:
 
     def item_read(self, table: Table, consistent: bool) -> None:
         """An item was read by its key (GetItem, BatchGetItem, PartiQL)."""
-        reads = (self.tallies.get(table) or self.tally(table)).item_reads
+        reads = self.tally(table).item_reads
         reads[0] += 1
         reads[1] += consistent
 

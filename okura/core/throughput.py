@@ -288,10 +288,8 @@ class Throughput:
             bucket.dry = (dry if dry > floor else floor) + units / bucket.rate
             if shared:
                 budget.spent += units
-            if budget.on_demand:  # Budget.count(), inlined
-                if int(now) != budget.second:
-                    budget.next_second(now, int(now))
-                budget.used += units
+            if budget.on_demand:
+                budget.count(units, now)
 
     def budgets(self) -> list[tuple[str, int, Budget]]:
         """Every budget this node holds: its `budget_key`, the version of the table
