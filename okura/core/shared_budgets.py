@@ -5,9 +5,11 @@ level at a time, the rate and capacity of the newest table document a node has s
 and what all nodes have spent of it. Each node spends from a copy of its own with no
 database round trip, and every SHARE_EVERY seconds, for each budget it holds, adds what
 it spent since to the row (under the row's lock) and takes the row's level as its
-copy's. So a copy misses at most SHARE_EVERY seconds of the other nodes' spending:
-together the nodes run at most that far ahead of the budget, a lead the bucket then
-pays back, and copies never drift apart (docs/throttling.md measures it).
+copy's. What it spent is charged as its copy charged it, when it was spent: a refill
+since that a full bucket would have thrown away (a clock move, say) does not cancel it
+out. So a copy misses at most SHARE_EVERY seconds of the other nodes' spending: together
+the nodes run at most that far ahead of the budget, a lead the bucket then pays back,
+and copies never drift apart (docs/throttling.md measures it).
 Partition-key budgets stay per node.
 """
 from __future__ import annotations
@@ -23,18 +25,20 @@ from okura.storage.engine import doc_of
 
 if TYPE_CHECKING:
     from okura.core.database import Database
-    from okura.core.throughput import Budget
+    from okura.core.throughput import Bucket, Budget
     from okura.storage.engine import Transaction
 
 SHARE_EVERY = 0.1  # seconds between a node's exchanges with the database
+_NONE = (0.0, 0.0, 0.0, None)  # what a node had reported of a budget before its first exchange
 log = logging.getLogger("okura.throughput")
 
 
 class Sharing:
     def __init__(self, db: Database) -> None:
         self.db = db
-        # budget_key -> (what this node had spent, what all nodes had) at its last exchange
-        self._reported: dict[str, tuple[float, float]] = {}
+        # budget_key -> at its last exchange: what this node had spent, what all nodes had,
+        # and the row's level and its time (which its copy took)
+        self._reported: dict[str, tuple[float, float, float, float | None]] = {}
         self._failing = False
 
     async def run(self) -> None:
@@ -70,12 +74,25 @@ class Sharing:
         for (key, _, budget), (mine, _), row in zip(held, spent, rows):
             last = self._reported.get(key)
             total = row["Spent"]
-            self._reported[key] = (mine, total)
+            self._reported[key] = (mine, total, row["Level"], row["At"])
             # the copy: the database's level, less what this node spent while it was asked
             bucket = budget.bucket
             bucket.dry = row["At"] - (row["Level"] - (budget.spent - mine)) / bucket.rate
             if budget.on_demand and last is not None:  # the others' traffic raises
                 budget.count(total - last[1] - (mine - last[0]), now)  # on-demand peaks too
+
+    def _charge(self, key: str, bucket: Bucket, mine: float, level: float,
+                now: float) -> float:
+        """What this node's spending since its last exchange took from its copy (`level`
+        at `now`): its units, less what a full bucket would have thrown away of the
+        refill since (a clock move, say), as the copy charged each when it was spent."""
+        before, _, base, since = self._reported.get(key, _NONE)
+        spent = mine - before
+        if since is None:  # its first exchange: its copy did not start from the row
+            return spent
+        # the copy's level, had this node spent nothing since
+        unspent = min(base + (now - since) * bucket.rate, bucket.rate * bucket.window)
+        return min(max(unspent - level, 0.0), spent)
 
     async def _add(self, unit: Transaction, key: str, version: int, budget: Budget,
                    mine: float, level: float, now: float) -> dict:
@@ -96,8 +113,8 @@ class Sharing:
             # whose clock lags (a move not yet followed) adds no refill
             at = max(now, row["At"])
             refilled = row["Level"] + (at - row["At"]) * row["Rate"]
-            before = self._reported.get(key, (0.0, 0.0))[0]
-            row.update(Level=min(refilled, row["Capacity"]) - (mine - before), At=at,
-                       Spent=row["Spent"] + mine - before)
+            charge = self._charge(key, bucket, mine, level, now)
+            row.update(Level=min(refilled, row["Capacity"]) - charge, At=at,
+                       Spent=row["Spent"] + mine - self._reported.get(key, _NONE)[0])
         await unit.put(THROUGHPUT, hk, b"", 0, orjson.dumps(row))
         return row
