@@ -12,7 +12,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import orjson
 
-from okura import errors
+from okura import compiled, errors
 from okura.config import Settings, StartupError
 from okura.core.catalog import CatalogChanged
 from okura.core.clock import Clock
@@ -210,6 +210,9 @@ async def serve(settings: Settings, ready: Callable[[int], None] | None = None,
     servers.append(await loop.create_server(lambda: protocol(app), sock=claimed.socket,
                                             backlog=1024))
     log.info("okura listening on %s:%d (%s)", settings.host, claimed.port, storage_of(settings))
+    for source in compiled.stale():
+        log.warning("%s changed since compiled: this server runs the compiled one "
+                    "(pip install -e . again)", source)
     if ready is not None:
         ready(claimed.port)
     background = [asyncio.ensure_future(Sweeper(db, settings.ttl_interval).run()),
