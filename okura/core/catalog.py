@@ -136,6 +136,10 @@ class Catalog:
         self.clock = clock
         self.account = account
         self._cache: dict[tuple[str, str], Table] = {}
+        # Invalidations so far: a document read or saved across one (another node's
+        # change, told while this node awaited storage) may be older than the change,
+        # so it is answered but not cached.
+        self._invalidations = 0
         # Told of each table loaded from storage or saved: its background work may be due.
         self.changed: Callable[[Table], None] = lambda table: None
 
@@ -143,13 +147,14 @@ class Catalog:
         """The table, or None if it does not exist (or has finished deleting)."""
         table = self._cache.get((region, name))
         if table is None:
+            invalidations = self._invalidations
             async with self.engine.reader() as unit:
                 found = await unit.catalog_get(region, name)
             if found is None:
                 return None
             tid, doc, version = found
             table = Table(tid, version, region, self.account, orjson.loads(doc))
-            self._cache[(region, name)] = table
+            self._keep(table, invalidations)
             self.changed(table)
         if table.gone(self.clock.now()):
             await self._forget(table)
@@ -188,6 +193,7 @@ class Catalog:
     async def create(self, region: str, doc: dict) -> Table | None:
         """Add a table, giving each of its indexes a row-space id; None if one of that
         name exists in the region."""
+        invalidations = self._invalidations
         async with self.engine.transaction() as unit:
             tid = await unit.catalog_insert(region, doc["TableName"], orjson.dumps(doc))
             if tid is None:
@@ -201,20 +207,21 @@ class Catalog:
                 version = await unit.catalog_update(tid, orjson.dumps(doc))
         assert version is not None  # the row this unit inserted is there to update
         table = Table(tid, version, region, self.account, doc)
-        self._cache[(region, table.name)] = table
+        self._keep(table, invalidations)
         return table
 
     async def save(self, table: Table, doc: dict) -> Table:
         """Replace a table's document; returns the new Table (the old one stays unchanged,
         so a request that already holds it sees one consistent version). Raises
         CatalogChanged if someone else changed the document since `table` was read."""
+        invalidations = self._invalidations
         async with self.engine.transaction() as unit:
             version = await unit.catalog_update(table.id, orjson.dumps(doc), table.version)
         if version is None:
             self.invalidate(table.id)
             raise CatalogChanged(table)
         new = Table(table.id, version, table.region, self.account, doc)
-        self._cache[(table.region, table.name)] = new
+        self._keep(new, invalidations)
         self.changed(new)
         return new
 
@@ -223,6 +230,7 @@ class Catalog:
         status delay in `doc` has passed."""
         finished = doc.get("StatusUntil", 0) <= self.clock.now()
         version = None
+        invalidations = self._invalidations
         async with self.engine.transaction() as unit:
             # Its rows, its indexes' entries and its item-collection sizes (-id).
             for tid in (table.id, *table.doc.get("IndexIds", {}).values(),
@@ -235,11 +243,22 @@ class Catalog:
         if finished or version is None:  # None: another node has finished deleting it
             self._cache.pop((table.region, table.name), None)
         else:
-            self._cache[(table.region, table.name)] = Table(table.id, version, table.region,
-                                                            self.account, doc)
+            self._keep(Table(table.id, version, table.region, self.account, doc),
+                       invalidations)
+
+    def _keep(self, table: Table, invalidations: int) -> None:
+        """Cache a document read or saved since `invalidations` (what the count was),
+        unless an invalidation came meanwhile: then it may be stale, and the next lookup
+        reads it again."""
+        place = (table.region, table.name)
+        if invalidations == self._invalidations:
+            self._cache[place] = table
+        else:
+            self._cache.pop(place, None)
 
     def invalidate(self, tid: int) -> None:
         """Forget a cached table: the next lookup reloads it from storage."""
+        self._invalidations += 1
         for place, table in list(self._cache.items()):
             if table.id == tid:
                 del self._cache[place]
