@@ -1,6 +1,8 @@
 """okura's modules that are compiled with mypyc where the machine has a C compiler
-(setup.py; docs/decisions.md, "A compiled hot core"): those run for every request whose
-cost the issues bound. Without a compiler okura installs as pure Python, the same code.
+(setup.py; docs/decisions.md, "A compiled hot core"): the throttling gate, the metrics
+sink, the one item write loop, the plain-request checks and GetItem's fast path, which
+run for every request whose cost the issues bound. Without a compiler okura installs
+as pure Python, the same code.
 
 An editable install builds each compiled module beside its source, and Python imports
 the compiled one: `stale` tells which sources changed since (run `pip install -e .`
@@ -12,7 +14,9 @@ import os
 
 # each stays mypyc-compatible: its classes are neither subclassed nor monkeypatched from
 # Python, and its annotations hold at run time (mypyc checks them)
-MODULES = ("okura.core.throughput", "okura.core.metrics")
+MODULES = ("okura.core.throughput", "okura.core.metrics", "okura.core.items",
+           "okura.values.plain", "okura.operations.get_item",
+           "okura.operations.shared.single_item")
 
 
 def sources() -> list[str]:

@@ -228,7 +228,8 @@ async def write_all(ctx: Context, changes, wait: bool = True,
                     row, reason = None, errors.transaction_conflict()
                 old_size = 0 if row is None else row[0]
                 old = None if row is None else orjson.loads(row[1])
-            new, size = UNCHANGED, 0
+            new: dict | Unchanged | None = UNCHANGED
+            size = 0
             if reason is None:
                 try:
                     new, size = _decide(change, old)
