@@ -24,18 +24,13 @@ def sources() -> list[str]:
     return [name.replace(".", "/") + ".py" for name in MODULES]
 
 
-def compiled() -> list[str]:
-    """The modules that run compiled in this process."""
-    return [name for name in MODULES
-            if not (importlib.import_module(name).__file__ or "").endswith(".py")]
-
-
 def stale() -> list[str]:
-    """Sources changed since their compiled module was built."""
+    """Sources changed since the compiled module this process runs was built from them."""
     changed = []
-    for name in compiled():
-        built = importlib.import_module(name).__file__
-        assert built is not None  # compiled() only lists modules loaded from a file
+    for name in MODULES:
+        built = importlib.import_module(name).__file__ or ""
+        if built.endswith(".py"):  # runs as pure Python
+            continue
         source = os.path.join(os.path.dirname(built), name.rsplit(".", 1)[1] + ".py")
         if os.path.exists(source) and os.path.getmtime(source) > os.path.getmtime(built):
             changed.append(source)

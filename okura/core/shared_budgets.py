@@ -81,13 +81,14 @@ class Sharing:
             if budget.on_demand and last is not None:  # the others' traffic raises
                 budget.count(total - last[1] - (mine - last[0]), now)  # on-demand peaks too
 
-    def _charge(self, key: str, bucket: Bucket, mine: float, level: float,
-                now: float) -> float:
-        """What this node's spending since its last exchange took from its copy (`level`
-        at `now`): its units, less what a full bucket would have thrown away of the
-        refill since (a clock move, say), as the copy charged each when it was spent."""
-        before, _, base, since = self._reported.get(key, _NONE)
-        spent = mine - before
+    @staticmethod
+    def _charge(last: tuple[float, float, float, float | None], bucket: Bucket,
+                spent: float, level: float, now: float) -> float:
+        """What this node's `spent` units since its last exchange (`last`, as reported)
+        took from its copy (`level` at `now`): the units, less what a full bucket would
+        have thrown away of the refill since (a clock move, say), as the copy charged
+        each when it was spent."""
+        _, _, base, since = last
         if since is None:  # its first exchange: its copy did not start from the row
             return spent
         # the copy's level, had this node spent nothing since
@@ -113,8 +114,9 @@ class Sharing:
             # whose clock lags (a move not yet followed) adds no refill
             at = max(now, row["At"])
             refilled = row["Level"] + (at - row["At"]) * row["Rate"]
-            charge = self._charge(key, bucket, mine, level, now)
-            row.update(Level=min(refilled, row["Capacity"]) - charge, At=at,
-                       Spent=row["Spent"] + mine - self._reported.get(key, _NONE)[0])
+            last = self._reported.get(key, _NONE)
+            spent = mine - last[0]
+            row.update(Level=min(refilled, row["Capacity"]) - self._charge(
+                last, bucket, spent, level, now), At=at, Spent=row["Spent"] + spent)
         await unit.put(THROUGHPUT, hk, b"", 0, orjson.dumps(row))
         return row
