@@ -31,7 +31,14 @@ def _extensions() -> list:
     assert spec is not None and spec.loader is not None
     compiled = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(compiled)
-    return mypycify(compiled.sources(), opt_level="3", group_name="okura_compiled")
+    # pip builds in an environment of its own, without okura's dependencies: mypy takes
+    # what they return as Any (which is what the compiled code checks at run time)
+    try:
+        return mypycify(["--ignore-missing-imports", *compiled.sources()],
+                        opt_level="3", group_name="okura_compiled")
+    except SystemExit as error:  # mypyc reports what it could not compile, then exits
+        print(f"okura: not compiled (mypyc: {error}); installing pure Python")
+        return []
 
 
 setup(ext_modules=_extensions(), cmdclass={"build_ext": OptionalBuildExt})
