@@ -1,8 +1,7 @@
 """okura's modules that are compiled with mypyc where the machine has a C compiler
-(setup.py; docs/decisions.md, "A compiled hot core"): the throttling gate, the metrics
-sink, the one item write loop, the plain-request checks and GetItem's fast path, which
-run for every request whose cost the issues bound. Without a compiler okura installs
-as pure Python, the same code.
+(setup.py; docs/decisions.md, "A compiled hot core"): what every GetItem, PutItem,
+UpdateItem and Query runs through, the requests whose cost the issues bound. Without a
+compiler okura installs as pure Python, the same code.
 
 An editable install builds each compiled module beside its source, and Python imports
 the compiled one: `stale` tells which sources changed since (run `pip install -e .`
@@ -14,9 +13,20 @@ import os
 
 # each stays mypyc-compatible: its classes are neither subclassed nor monkeypatched from
 # Python, and its annotations hold at run time (mypyc checks them)
-MODULES = ("okura.core.throughput", "okura.core.metrics", "okura.core.items",
-           "okura.values.plain", "okura.operations.get_item",
-           "okura.operations.shared.single_item")
+MODULES = (
+    # the HTTP front and dispatch, and the request context
+    "okura.server.http", "okura.server.guarded", "okura.server.auth", "okura.server.app",
+    "okura.core.context", "okura.core.clock",
+    # the operations bench/ measures, and what they share
+    "okura.operations.get_item", "okura.operations.put_item", "okura.operations.update_item",
+    "okura.operations.query", "okura.operations.shared.single_item",
+    "okura.operations.shared.write_actions", "okura.values.plain", "okura.values.numbers",
+    "okura.values.sizes",
+    # core: the throttling gate, the metrics sink, the item write loop and the reads
+    "okura.core.throughput", "okura.core.metrics", "okura.core.items", "okura.core.reads",
+    "okura.core.resolve",
+    # the memory engine and key encoding
+    "okura.storage.memory", "okura.storage.keys")
 
 
 def sources() -> list[str]:

@@ -55,7 +55,7 @@ COMPACT_AFTER = 3600.0  # seconds of log behind the window's start before it is 
 UPKEEP_EVERY = 5.0  # seconds between upkeep rounds
 POINT_IN_TIME = "PointInTime"
 # A deleted table's history is kept as long as its system backup, which reads it.
-DELETED_RETENTION = 35 * DAY
+DELETED_RETENTION: int = 35 * DAY  # typed: backups.py reads it inside an import cycle
 _NODE = secrets.token_bytes(4)  # with a counter, makes a log rk unique across nodes
 _count = itertools.count()
 log = logging.getLogger("okura.history")

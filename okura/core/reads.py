@@ -41,7 +41,7 @@ class Source:
             self.id = table.id
             self.hash_keys = table.schema[:1]
             self.range_keys = table.schema[1:]
-            self.key_names = table.key_names
+            self.key_names: tuple[str, ...] = table.key_names
         else:
             self.id = index.id
             self.hash_keys = index.hash_keys

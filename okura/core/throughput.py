@@ -154,19 +154,32 @@ class _Keys:
         self.recent, self.older, self.turn = {}, older, now + 1.0
 
 
+class _Side:
+    """A table's reads or writes: its budget, its partition keys' buckets and a unit's
+    share of a partition's second."""
+
+    __slots__ = ("budget", "keys", "per_unit")
+
+    def __init__(self, budget: Budget, keys: _Keys, per_unit: float) -> None:
+        self.budget = budget
+        self.keys = keys
+        self.per_unit = per_unit
+
+
 class _Held:
     """What the gate needs of one table document, found with one dict lookup."""
 
-    __slots__ = ("off", "mode", "sides", "indexes", "gsi_writes")
+    __slots__ = ("off", "mode", "read", "write", "indexes", "gsi_writes")
 
     def __init__(self, mode: str, read: Budget, write: Budget,
                  gsis: list[tuple[Index, Budget, Budget]],
                  keys: tuple[_Keys, _Keys]) -> None:
         self.off = mode == OFF
         self.mode = mode
-        # reads' and writes' (indexed by `write`): the table's budget; its partition keys'
-        # buckets; a unit's share of a partition's second
-        self.sides = ((read, keys[0], _PER_READ_UNIT), (write, keys[1], _PER_WRITE_UNIT))
+        # two attributes, not a pair indexed by `write`: mypyc would box the pair for
+        # every request
+        self.read = _Side(read, keys[0], _PER_READ_UNIT)
+        self.write = _Side(write, keys[1], _PER_WRITE_UNIT)
         # GSI name -> (read, write) budgets; and each GSI with its write budget
         self.indexes = {index.name: (reads, writes) for index, reads, writes in gsis}
         self.gsi_writes = tuple((index, writes) for index, _, writes in gsis)
@@ -214,12 +227,13 @@ class Throughput:
             return None
         now = self.now = _time() + self.clock.offset  # Clock.now(), inlined
         if index is None or not index.is_global:  # the table's budgets (an LSI's are its)
-            budget, keys, _ = held.sides[write]
-            bucket = budget.bucket
+            side = held.write if write else held.read
+            bucket = side.budget.bucket
             if now <= bucket.dry:
                 return self._refused(ctx, held, table, None, None, write, bucket.limit, now,
                                      raising)
             if hk is not None:
+                keys = side.keys
                 dry = keys.recent.get(hk)
                 if dry is None:
                     dry = keys.older.get(hk)
@@ -264,13 +278,16 @@ class Throughput:
         now = self.now
         held_of = self._held
         shared = self.shared
-        for table, index, hk, units, write in ledger[start:] if start else ledger:
+        for i in range(start, len(ledger)):  # not a slice: no list made
+            table, index, hk, units, write = ledger[i]
             held = held_of.get(table)
             if held is None or held.off:
                 continue
             if index is None or not index.is_global:
-                budget, keys, per_unit = held.sides[write]
+                side = held.write if write else held.read
+                budget = side.budget
                 if hk is not None:  # its partition keeps one second of its limit
+                    keys = side.keys
                     if now >= keys.turn:
                         keys.rotate(now)
                     recent = keys.recent
@@ -278,7 +295,7 @@ class Throughput:
                     dry = recent.get(hk)
                     if dry is None:
                         dry = keys.older.get(hk, floor)
-                    recent[hk] = (dry if dry > floor else floor) + units * per_unit
+                    recent[hk] = (dry if dry > floor else floor) + units * side.per_unit
             else:
                 budget = held.indexes[index.name][write]
             # the bucket runs dry later by units / rate, from a full one at most

@@ -7,7 +7,7 @@ import logging
 import os
 import signal
 from time import perf_counter
-from typing import Callable
+from typing import TYPE_CHECKING, Callable, cast
 from urllib.parse import urlsplit, urlunsplit
 
 import orjson
@@ -33,6 +33,10 @@ from okura.shapes.nodes import mismatch
 from okura.triggers.engine import Triggers, check_triggers
 from okura.triggers.functions import ConfigError
 
+if TYPE_CHECKING:
+    from okura.core.metrics import Metrics
+    from okura.server.request_log import RequestLog
+
 log = logging.getLogger("okura")
 # Runs of a request whose table's catalog keeps changing underneath it (an index
 # backfill on another node saves its progress every chunk).
@@ -47,7 +51,8 @@ class App:
         self.connections = Connections(settings.max_connections, settings.idle_timeout)
         self.browsers = Browsers(settings)  # hosts and origins okura answers
         self.outbox = Outbox()
-        self.metrics = db.metrics
+        # the metrics sink, or a RequestLog around it (server/request_log.py)
+        self.metrics: Metrics | RequestLog = db.metrics
         # With --auth warn or enforce: the guard, and the routes' handlers wrapped by it
         self.guard: Guard | None = None
         self.routes = ROUTES
@@ -200,14 +205,19 @@ async def serve(settings: Settings, ready: Callable[[int], None] | None = None,
             loop.add_signal_handler(sig, stop.set)
     app.connections.maximum = connection_limit(settings.max_connections, file_limit(owned))
     protocol = HttpProtocol if app.guard is None else GuardedProtocol
+
+    def new_connection() -> asyncio.Protocol:
+        # an asyncio protocol by its methods (a compiled class cannot extend Protocol)
+        return cast(asyncio.Protocol, protocol(app))
+
     servers = []
     if secure is not None:  # HTTPS on its own port, beside HTTP (server/tls.py), first: a
         # client that finds HTTP listening finds HTTPS too
         servers.append(await loop.create_server(
-            lambda: protocol(app), sock=startup.listen(settings.host, settings.tls_port),
+            new_connection, sock=startup.listen(settings.host, settings.tls_port),
             ssl=secure, backlog=1024))
         log.info("okura listening for HTTPS on %s:%d", settings.host, settings.tls_port)
-    servers.append(await loop.create_server(lambda: protocol(app), sock=claimed.socket,
+    servers.append(await loop.create_server(new_connection, sock=claimed.socket,
                                             backlog=1024))
     log.info("okura listening on %s:%d (%s)", settings.host, claimed.port, storage_of(settings))
     for source in compiled.stale():

@@ -43,10 +43,10 @@ class GuardedProtocol(HttpProtocol):
         elif name == b"expect":
             self._unusual_header(name, value)
 
-    def on_message_complete(self, plain=HttpProtocol.on_message_complete):
+    def on_message_complete(self):
         self.headers[RAW] = (self.parser.get_method(), self.url, self.raw, self.peer, self.secure)
         self.raw = {}
-        plain(self)
+        super().on_message_complete()
 
 
 def guarded(guard: Guard, operation: str, handler: Handler) -> Handler:

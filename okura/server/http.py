@@ -17,6 +17,7 @@ from functools import partial
 from email.utils import formatdate
 from itertools import count
 from random import SystemRandom
+from typing import TYPE_CHECKING, Any, Callable
 
 import httptools
 
@@ -28,6 +29,9 @@ from okura.core.faults import DropConnection, service_unavailable
 from okura.server import admin, console, lambda_api, prometheus
 from okura.server.codings import (  # decode_body: app.py takes it from here
     COMPRESS_OVER, MAX_BODY, accepted, compress, decode_body)
+
+if TYPE_CHECKING:
+    from okura.server.app import App
 
 log = logging.getLogger("okura.server")
 
@@ -158,12 +162,31 @@ class Outbox:
             protocol._finish(slot, None)
 
 
-class HttpProtocol(asyncio.Protocol):
-    __slots__ = ("app", "transport", "parser", "headers", "url", "body", "queue", "busy",
-                 "local_address", "closing", "after_commit", "outbox", "sink", "replies",
-                 "head", "wire", "seen", "drowsy", "hosts")
+class HttpProtocol:
+    """One connection: an asyncio protocol (duck-typed, as the event loop takes it, so
+    that mypyc compiles it as a native class)."""
 
-    def __init__(self, app):
+    app: App
+    transport: Any  # None once a reply that ends the connection is due
+    sink: Any  # the same transport, None once closed
+    parser: httptools.HttpRequestParser
+    headers: dict
+    url: bytes
+    body: list
+    queue: deque[tuple]
+    busy: bool
+    local_address: Any
+    closing: bool
+    after_commit: Callable[[Callable], bool] | None
+    outbox: Outbox
+    replies: deque[list]
+    head: int | None
+    wire: int
+    seen: bool
+    drowsy: bool
+    hosts: Any
+
+    def __init__(self, app: App) -> None:
         self.app = app
         engine = app.db.engine
         self.after_commit = engine.after_commit if engine.group_commit else None
@@ -173,9 +196,9 @@ class HttpProtocol(asyncio.Protocol):
         # (the same transport), in the order of `replies`: [bytes or None while not yet
         # finished, whether it ends the connection], one per reply queued.
         self.transport = self.sink = None
-        self.replies: deque[list] = deque()
+        self.replies = deque()
         self.parser = httptools.HttpRequestParser(self)
-        self.queue: deque[tuple] = deque()
+        self.queue = deque()
         self.busy = False
         self.closing = False
         # A whole request arrived since the last idle sweep; the last sweep found none
@@ -186,11 +209,12 @@ class HttpProtocol(asyncio.Protocol):
         # began after other input in that chunk, whose bytes there are not counted
         # (a chunk starts with a head only when the previous message ended with the
         # previous chunk). `wire`: the bytes received while a body arrives.
-        self.head: int | None = 0
+        self.head = 0
         self.wire = 0
         self.headers = {}
         self.url = b""
         self.body = []
+        self.local_address = None
 
     # asyncio callbacks
     def connection_made(self, transport):
@@ -202,6 +226,17 @@ class HttpProtocol(asyncio.Protocol):
     def connection_lost(self, exc):
         self.app.connections.drop(self)
         self.transport = self.sink = None
+
+    # what asyncio.Protocol would inherit: the peer's end of input closes the connection,
+    # and writes are not paced (a reply is whole when written)
+    def eof_received(self) -> None:
+        return None
+
+    def pause_writing(self) -> None:
+        pass
+
+    def resume_writing(self) -> None:
+        pass
 
     def data_received(self, data):
         """Feed the parser, keeping each request's head and body within their limits
@@ -393,9 +428,10 @@ class HttpProtocol(asyncio.Protocol):
 
     def _own_finished(self, task, content_type, method, headers, keep_alive, cors):
         self.busy = False
-        more: tuple = ()
+        more: tuple | list = ()
         try:
-            status, reply, *more = task.result()
+            result = task.result()
+            status, reply, more = result[0], result[1], result[2:]
         except Exception:
             log.exception("internal error in %s", method.decode("latin-1"))
             status, reply = 500, b'{"error": "internal error"}'

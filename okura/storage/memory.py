@@ -216,9 +216,10 @@ class _MemoryUnit:
         return self
 
     async def __aexit__(self, exc_type, exc, tb) -> None:
-        undo, self.undo = self.undo, None
+        undo = self.undo
+        self.undo = None
         if exc_type is not None and undo:
-            for step in reversed(undo):
+            for step in undo[::-1]:  # (mypyc's compiler fails on reversed() here)
                 step[0](*step[1:])
 
     def _rows(self, tid: int) -> _Rows:

@@ -53,19 +53,11 @@ def test_a_write_run_again_after_a_lost_race_is_billed_once():
     from okura.storage.memory import MemoryEngine
 
     async def scenario():
-        engine = MemoryEngine()
-        db = Database(engine, "000000000000")
-        await db.open()
-        table = await db.catalog.create("us-east-1", {
-            "TableName": "t", "TableStatus": "ACTIVE",
-            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
-            "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}]})
-        unit_of = engine.transaction
-        failures = [1]
+        failures = [0]  # commits still to fail
 
         class LosesItsFirstCommit:
-            def __init__(self):
-                self.unit = unit_of()
+            def __init__(self, unit):
+                self.unit = unit
 
             async def __aenter__(self):
                 return await self.unit.__aenter__()
@@ -76,7 +68,26 @@ def test_a_write_run_again_after_a_lost_race_is_billed_once():
                     failures[0] -= 1
                     raise Conflict("serialization failure at COMMIT")
 
-        engine.transaction = LosesItsFirstCommit  # type: ignore[method-assign]
+        class Engine:
+            """The memory engine, whose commits fail while `failures` says so (a proxy:
+            the engine is a compiled class, whose methods cannot be replaced)."""
+
+            def __init__(self):
+                self.engine = MemoryEngine()
+
+            def __getattr__(self, name):
+                return getattr(self.engine, name)
+
+            def transaction(self):
+                return LosesItsFirstCommit(self.engine.transaction())
+
+        db = Database(Engine(), "000000000000")
+        await db.open()
+        table = await db.catalog.create("us-east-1", {
+            "TableName": "t", "TableStatus": "ACTIVE",
+            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+            "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}]})
+        failures[0] = 1
         ctx = Context(db, "UpdateItem", "us-east-1")
         await items.write(ctx, write_actions.update_change(table, {"pk": {"S": "a"}}, None,
                                                            None, {}))

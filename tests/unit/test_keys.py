@@ -93,7 +93,7 @@ def test_rejects_what_is_not_a_key_value():
     with pytest.raises(ValueError):
         keys.encode("B", "not base64!")
     with pytest.raises(ValueError):
-        keys.encode("BOOL", True)
+        keys.encode("BOOL", "true")  # not a key attribute type
     with pytest.raises(DynamoError):
         keys.encode("N", "1E+126")
 
