@@ -28,8 +28,7 @@ row's level (core/shared_budgets.py). Partition-key budgets stay per node.
 from __future__ import annotations
 
 import logging
-import time
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
 
 from okura import errors
 from okura.errors import DynamoError
@@ -42,7 +41,6 @@ if TYPE_CHECKING:
     from okura.core.indexes import Index
 
 log = logging.getLogger("okura")
-_time: Final = time.time  # Final: compiled, a constant rather than a lookup per request
 
 OFF, SHADOW, ENFORCE = "off", "shadow", "enforce"
 MODES = (OFF, SHADOW, ENFORCE)
@@ -221,7 +219,7 @@ class Throughput:
             held = self._hold(table, self.clock.now())
         if held.off:
             return None
-        now = self.now = _time() + self.clock.offset  # Clock.now(), inlined
+        now = self.now = self.clock.now()
         if index is None or not index.is_global:  # the table's budgets (an LSI's are its)
             side = held.write if write else held.read
             bucket = side.budget.bucket
