@@ -11,7 +11,7 @@ stream records and capacity live here, so no write can skip them.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Callable, NamedTuple
+from typing import Callable, Final, NamedTuple
 
 import orjson
 
@@ -32,7 +32,7 @@ class Unchanged(Enum):
     UNCHANGED = 0
 
 
-UNCHANGED = Unchanged.UNCHANGED
+UNCHANGED: Final = Unchanged.UNCHANGED  # Final: compiled, a constant, not a look-up
 
 Decide = Callable[[dict | None], "dict | None | Unchanged"]
 
@@ -99,7 +99,7 @@ async def fetch(ctx: Context, table: Table, key: dict, consistent: bool) -> byte
 async def write(ctx: Context, change: Change) -> Written:
     """Apply one item's decision atomically: write_all of one change, its refusal
     raised as it is. A lost race is run again (see _retried)."""
-    return (await _retried(ctx, (change,)))[0]
+    return (await _retried(ctx, [change]))[0]
 
 
 class KeyOrder:
@@ -141,7 +141,7 @@ async def write_each(ctx: Context, changes: list[Change], admit: bool = True) ->
     return written
 
 
-async def _retried(ctx: Context, changes, admit: bool = True) -> list[Written]:
+async def _retried(ctx: Context, changes: list[Change], admit: bool = True) -> list[Written]:
     """write_all for writes outside transactions, raising the first refusal as it is
     (nothing was written). A failed condition still costs the current item's size in
     write units (developer guide, "Condition expressions"). A lost race the database
@@ -180,7 +180,7 @@ def _decide(change: Change, old: dict | None) -> tuple:
     return new, size
 
 
-async def write_all(ctx: Context, changes, wait: bool = True,
+async def write_all(ctx: Context, changes: list[Change], wait: bool = True,
                     before_commit: Callable | None = None,
                     transactional: bool = False, admit: bool = True) -> list[Written]:
     """Apply every change or none: raises Cancelled if any decision refuses.
@@ -283,7 +283,7 @@ async def write_all(ctx: Context, changes, wait: bool = True,
     return written
 
 
-async def _check_catalog(unit, changes) -> None:
+async def _check_catalog(unit, changes: list[Change]) -> None:
     """Where several processes share storage, the table documents these changes were
     planned with must still be current (a new index must not miss them); reading
     the versions also holds them until this transaction ends."""

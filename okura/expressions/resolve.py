@@ -49,9 +49,8 @@ class Resolver:
     def of_names(cls, names_key: tuple) -> "Resolver":
         """A resolver of names alone (already checked), for resolving them once per
         (expression, names) rather than per request: see `names_key`."""
-        resolver = cls.__new__(cls)
-        resolver.names, resolver.values = dict(names_key), {}
-        resolver.used_names, resolver.used_values = set(), set()
+        resolver = cls(None, None)
+        resolver.names = dict(names_key)
         resolver._names_key = names_key
         return resolver
 

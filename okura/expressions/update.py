@@ -11,6 +11,8 @@ takes the highest index first so the indexes all mean the original list.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from okura.values import numbers
 from okura.expressions import messages
 from okura.expressions.ast import Arith, Call, Path, Update
@@ -94,7 +96,7 @@ class _Writer:
 
     def parent(self, elements: tuple):
         """The (copied) map members or list holding the path's last element; None if there is none."""
-        container = self.item
+        container: Any = self.item  # a map's members or a list, level by level
         for depth in range(len(elements) - 1):
             e = elements[depth]
             if type(e) is int:

@@ -1,19 +1,23 @@
 """Query: the items of one partition of a table or index, in sort-key order."""
 from __future__ import annotations
 
-from okura import errors, expressions, shapes
-from okura.expressions import legacy
+from okura import errors, expressions
 from okura.core import reads, resolve
 from okura.core.context import Context
-from okura.operations.shared import key_condition
+from okura.expressions import legacy
+from okura.expressions.legacy import check_mixing
+from okura.operations.shared.key_condition import plan as plan_keys
+from okura.shapes import check
 from okura.operations.shared.paged_reads import Reading, compile_expressions, requested_select
 from okura.operations.shared.single_item import placeholders
 
 _EXPRESSIONS = ("KeyConditionExpression", "FilterExpression", "ProjectionExpression")
 
 
+# The helpers a Query calls by their own names, not through their modules: compiled,
+# a module's attribute is looked up by name at each call (two dict lookups, not one).
 async def handle(ctx: Context, body: dict) -> dict | bytes:
-    shapes.check("Query", body)
+    check("Query", body)
     limit = body.get("Limit")
     if limit is not None and limit < 1:
         # the model's minimum, checked here as DynamoDB does: the member named as sent,
@@ -21,7 +25,7 @@ async def handle(ctx: Context, body: dict) -> dict | bytes:
         raise errors.validation(
             "1 validation error detected: Value at 'Limit' failed to satisfy constraint: "
             "Member must have value greater than or equal to 1")
-    legacy.check_mixing(body, "Query")
+    check_mixing(body, "Query")
     select = requested_select(body, "Query")
     text = body.get("KeyConditionExpression")
     conditions = body.get("KeyConditions") or {}
@@ -37,8 +41,8 @@ async def handle(ctx: Context, body: dict) -> dict | bytes:
     table = await resolve.serving(ctx, body["TableName"])
     reading = Reading(table, body, select, filter_, projection)
     source = reading.source
-    plan = key_condition.plan(condition, source.hash_keys, source.range_keys,
-                              body.get("ExpressionAttributeValues"))
+    plan = plan_keys(condition, source.hash_keys, source.range_keys,
+                     body.get("ExpressionAttributeValues"))
     if filter_ is not None:
         _check_filter(filter_, source.hash_keys + source.range_keys,
                       "Filter Expression" if body.get("QueryFilter") is None else "QueryFilter")

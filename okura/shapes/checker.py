@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 from okura import errors
 from okura.shapes.nodes import Node, StructureNode, Violation, compile_shape, mismatch
@@ -89,8 +90,9 @@ def members(shape: str) -> frozenset[str]:
     raise KeyError(shape)
 
 
-def check(operation: str, body: dict) -> None:
-    """Validate `body` for `operation` (e.g. "PutItem"); raises a DynamoError or returns None."""
+def check(operation: str, body: Any) -> None:
+    """Validate `body` for `operation` (e.g. "PutItem"); raises a DynamoError or returns None.
+    `body` may be any JSON value (not a dict: a SerializationException)."""
     op = _OPERATIONS.get(operation)
     if op is None:
         raise errors.unknown_operation()

@@ -37,9 +37,11 @@ def sized_item(item, pending: list) -> int | None:
     total = 0
     try:
         for av in item.values():
-            if len(av) != 1:
+            # tested as a dict (not left to an AttributeError): compiled, av.get is then
+            # a dict's own look-up rather than a method found by name
+            if type(av) is not dict or len(av) != 1:
                 return None
-            value = av.get("S")  # AttributeError: not a dict
+            value = av.get("S")
             if value is not None:
                 strings.append(value)
                 continue
@@ -56,7 +58,7 @@ def sized_item(item, pending: list) -> int | None:
             else:
                 return None
         joined = "".join(strings)
-    except (AttributeError, TypeError):
+    except TypeError:  # an S that is not a string (the join)
         return None
     return (total + (len(names) if names.isascii() else len(names.encode()))
             + (len(joined) if joined.isascii() else len(joined.encode())))
