@@ -20,11 +20,16 @@ MODULES = (
     # the operations bench/ measures, and what they share
     "okura.operations.get_item", "okura.operations.put_item", "okura.operations.update_item",
     "okura.operations.query", "okura.operations.shared.single_item",
-    "okura.operations.shared.write_actions", "okura.values.plain", "okura.values.numbers",
+    "okura.operations.shared.write_actions", "okura.operations.shared.paged_reads",
+    "okura.operations.shared.key_condition", "okura.values.plain", "okura.values.numbers",
     "okura.values.sizes",
+    # validation and expressions: every request checks its shape and resolves names
+    "okura.shapes.nodes", "okura.shapes.checker", "okura.expressions.resolve",
+    "okura.expressions.legacy", "okura.expressions.update",
+    "okura.expressions.projection", "okura.expressions.evaluate",
     # core: the throttling gate, the metrics sink, the item write loop and the reads
     "okura.core.throughput", "okura.core.metrics", "okura.core.items", "okura.core.reads",
-    "okura.core.resolve",
+    "okura.core.resolve", "okura.core.catalog", "okura.core.indexes",
     # the memory engine and key encoding
     "okura.storage.memory", "okura.storage.keys")
 
