@@ -4,7 +4,8 @@ that whatever else the machine does falls on both alike. The steadiest compariso
 shared machine allows (bench/NOTES.md, fifteenth pass).
 
     python bench/paired.py /work/base query                 # this checkout against another
-    python bench/paired.py /work/base put --pairs 10 -- --provisioned --throttling enforce
+    python bench/paired.py /work/base put --pairs 10 -- --provisioned
+    python bench/paired.py . put --this="--throttling enforce" -- --provisioned   # the gate
 
 Prints each side's minimum and median over the pairs (each run's own figure is the
 minimum of its 8 slices), and the ratio of the minima.
@@ -41,14 +42,17 @@ def main() -> None:
     parser.add_argument("other", type=Path, help="the checkout to compare with")
     parser.add_argument("operation", help="a bench/inprocess.py workload (get, put, ...)")
     parser.add_argument("--pairs", type=int, default=6)
-    parser.add_argument("extra", nargs="*", help="after --: bench/inprocess.py's options")
-    args = parser.parse_args()
+    parser.add_argument("--this", default="", help="bench/inprocess.py options for this "
+                        "checkout's runs only (compare two settings of one checkout)")
+    # after --: bench/inprocess.py's options, for both checkouts' runs
+    args, extra = parser.parse_known_args()
+    extra = [arg for arg in extra if arg != "--"]
     if len(os.sched_getaffinity(0)) < 2:
         raise SystemExit("paired runs need two cores")
     sides: dict[str, list[float]] = {"this": [], "other": []}
     for pair in range(args.pairs):
-        this = _run(HERE, pair % 2, args.operation, args.extra)
-        other = _run(args.other.resolve(), 1 - pair % 2, args.operation, args.extra)
+        this = _run(HERE, pair % 2, args.operation, extra + args.this.split())
+        other = _run(args.other.resolve(), 1 - pair % 2, args.operation, extra)
         sides["this"].append(_figure(this))
         sides["other"].append(_figure(other))
     for name, figures in sides.items():
