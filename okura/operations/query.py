@@ -5,17 +5,17 @@ from okura import errors, expressions
 from okura.core import reads, resolve
 from okura.core.context import Context
 from okura.expressions import legacy
+# The helpers a Query calls by their own names, not through their modules: compiled,
+# a module's attribute is looked up by name at each call (two dict look-ups, not one).
 from okura.expressions.legacy import check_mixing
 from okura.operations.shared.key_condition import plan as plan_keys
-from okura.shapes import check
 from okura.operations.shared.paged_reads import Reading, compile_expressions, requested_select
 from okura.operations.shared.single_item import placeholders
+from okura.shapes import check
 
 _EXPRESSIONS = ("KeyConditionExpression", "FilterExpression", "ProjectionExpression")
 
 
-# The helpers a Query calls by their own names, not through their modules: compiled,
-# a module's attribute is looked up by name at each call (two dict lookups, not one).
 async def handle(ctx: Context, body: dict) -> dict | bytes:
     check("Query", body)
     limit = body.get("Limit")
