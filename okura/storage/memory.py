@@ -80,10 +80,7 @@ class _Rows:
 
     def sized(self, key: bytes) -> tuple[int, bytes] | None:
         """(size, document) of a key, None if it is not there."""
-        h = hash(key)  # _bucket(), inlined: every GetItem and write passes here
-        bucket = h & self.low
-        if bucket < self.split:
-            bucket = h & (2 * self.low + 1)
+        bucket = self._bucket(key)
         doc = self.docs[bucket].get(key)
         return None if doc is None else (self.sizes[bucket][key], doc)
 
@@ -94,16 +91,11 @@ class _Rows:
 
     def rows(self, keys: Iterable[bytes], cut: int) -> list[tuple[bytes, int, bytes]]:
         """(key past its first `cut` bytes, size, document) of keys that are there (a
-        Query's or Scan's, in order): row() and _bucket() inlined, ten rows a Query. A
-        plain loop: compiled, a comprehension's `for h in [...]` would build lists."""
-        low, split, high = self.low, self.split, 2 * self.low + 1
+        Query's or Scan's, in order)."""
         docs, sizes = self.docs, self.sizes
         out = []
         for key in keys:
-            h = hash(key)
-            bucket = h & low
-            if bucket < split:
-                bucket = h & high
+            bucket = self._bucket(key)  # compiled: a direct call
             out.append((key[cut:], sizes[bucket][key], docs[bucket][key]))
         return out
 
