@@ -27,9 +27,9 @@ MODULES = (
     "okura.shapes.nodes", "okura.shapes.checker", "okura.expressions.resolve",
     "okura.expressions.legacy", "okura.expressions.update",
     "okura.expressions.projection", "okura.expressions.evaluate",
-    # core: the throttling gate, the metrics sink, the item write loop and the reads
-    "okura.core.throughput", "okura.core.metrics", "okura.core.items", "okura.core.reads",
-    "okura.core.resolve", "okura.core.catalog", "okura.core.indexes",
+    # core: the throttling gate, the metrics sink, the ledger, the item write loop, the reads
+    "okura.core.throughput", "okura.core.metrics", "okura.core.capacity", "okura.core.items",
+    "okura.core.reads", "okura.core.resolve", "okura.core.catalog", "okura.core.indexes",
     # the memory engine and key encoding
     "okura.storage.memory", "okura.storage.keys")
 

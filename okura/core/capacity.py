@@ -33,11 +33,15 @@ READ, WRITE = "ReadCapacityUnits", "WriteCapacityUnits"
 Charge = Tuple["Table", Optional["Index"], Optional[bytes], float, bool]
 
 
-class Ledger(list[Charge]):
-    """What one request spent: its Charges, in the order it spent them. A list, so
-    that making one per request costs next to nothing."""
+class Ledger:
+    """What one request spent: its Charges, in the order it spent them."""
 
-    __slots__ = ()
+    __slots__ = ("charges",)
+
+    def __init__(self) -> None:
+        # a list the callers index, cut and sum directly: the gate spends from a position
+        # on, a lost write's attempt is cut off
+        self.charges: list[Charge] = []
 
     def read(self, table: Table, hk: bytes | None, size: int, consistent: bool,
              index: Index | None = None, transactional: bool = False, least: int = 1) -> None:
@@ -47,15 +51,16 @@ class Ledger(list[Charge]):
         units = -(-size // READ_UNIT)
         if units < least:  # not max(): a builtin's call costs more than this test
             units = least
-        self.append((table, index, hk, units * 2.0 if transactional
-                     else float(units) if consistent else units / 2, False))
+        self.charges.append((table, index, hk, units * 2.0 if transactional
+                             else float(units) if consistent else units / 2, False))
 
     def write(self, table: Table, hk: bytes | None, size: int, transactional: bool = False,
               index: Index | None = None) -> None:
         """Charge a write of one item (or index entry) of `size` bytes: 1 KB units
         rounded up, at least one; double in a transaction."""
         units = -(-size // WRITE_UNIT) or 1
-        self.append((table, index, hk, units * 2.0 if transactional else float(units), True))
+        self.charges.append((table, index, hk, units * 2.0 if transactional else float(units),
+                             True))
 
     def consumed(self, mode: object, named: bool = False) -> list[dict] | None:
         """ConsumedCapacity of each table the request spent on, in order of first use,
@@ -68,7 +73,7 @@ class Ledger(list[Charge]):
         # by table id: a document reloaded mid-request is still one table (its indexes
         # by name, likewise)
         spent: dict[int, tuple[Table, dict]] = {}
-        for table, index, _, units, write in self:
+        for table, index, _, units, write in self.charges:
             held = spent.get(table.id)
             if held is None:
                 held = spent[table.id] = (table, {None: [0.0, 0.0]})

@@ -158,7 +158,7 @@ class Insights:
         watched = self.watched
         throttled = ctx.throttled
         touched: set[int] = set()
-        for table, index, hk, _, _ in ctx.ledger:
+        for table, index, hk, _, _ in ctx.ledger.charges:
             current = watched.get(table.id)
             if current is None or hk is None or (index is not None and not index.is_global):
                 continue

@@ -11,12 +11,13 @@ stream records and capacity live here, so no write can skip them.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Callable, Final, NamedTuple
+from typing import Callable, Final
 
 import orjson
 
 from okura import errors
 from okura.core import history, index_entries, snapshots
+from okura.core.capacity import Ledger
 from okura.core.catalog import CatalogChanged, Table
 from okura.core.context import Context
 from okura.core.streams import append as streams
@@ -37,20 +38,31 @@ UNCHANGED: Final = Unchanged.UNCHANGED  # Final: compiled, a constant, not a loo
 Decide = Callable[[dict | None], "dict | None | Unchanged"]
 
 
-class Change(NamedTuple):
+class Change:
     """One item's part of a write: `decide(old)` returns the new item, None to
-    delete it, or UNCHANGED; it raises (a failed condition) to refuse."""
-    table: Table
-    key: dict
-    decide: Decide
-    too_large: str = ITEM_TOO_LARGE  # the message for a new item past 400 KB
-    by_service: bool = False  # a deletion by DynamoDB itself (TTL): its stream record says so
-    # False when neither the decision nor the reply looks at the current item (a plain
-    # PutItem): outside transactions and shared storage, a table without indexes or
-    # stream then skips the read (put_many tells the size it replaced).
-    needs_old: bool = True
-    new_size: int | None = None  # the size of the item decide() returns, when already known
-    at: tuple[bytes, bytes] | None = None  # table.locate(key), when already computed
+    delete it, or UNCHANGED; it raises (a failed condition) to refuse. A class, not a
+    NamedTuple: compiled, one is made without a call into the interpreter."""
+
+    __slots__ = ("table", "key", "decide", "too_large", "by_service", "needs_old",
+                 "new_size", "at")
+
+    def __init__(self, table: Table, key: dict, decide: Decide,
+                 too_large: str = ITEM_TOO_LARGE, by_service: bool = False,
+                 needs_old: bool = True, new_size: int | None = None,
+                 at: tuple[bytes, bytes] | None = None) -> None:
+        self.table = table
+        self.key = key
+        self.decide = decide
+        self.too_large = too_large  # the message for a new item past 400 KB
+        # a deletion by DynamoDB itself (TTL): its stream record says so
+        self.by_service = by_service
+        # False when neither the decision nor the reply looks at the current item (a
+        # plain PutItem): outside transactions and shared storage, a table without
+        # indexes or stream then skips the read (put_many tells the size it replaced).
+        self.needs_old = needs_old
+        # the size of the item decide() returns, when already known
+        self.new_size = new_size
+        self.at = at  # table.locate(key), when already computed
 
 
 class Written:
@@ -91,7 +103,7 @@ async def fetch(ctx: Context, table: Table, key: dict, consistent: bool) -> byte
     ledger = ctx.ledger
     ledger.read(table, hk, 0 if row is None else row[0], consistent)
     if gate is not None:
-        gate.spend(ledger, len(ledger) - 1)  # the read just charged
+        gate.spend(ledger, len(ledger.charges) - 1)  # the read just charged
     db.metrics.item_read(table, consistent)
     return None if row is None else row[1]
 
@@ -124,9 +136,10 @@ class KeyOrder:
             out[i] = values[position]
         return out
 
-    def charges_back(self, ledger: list, spent: int) -> None:
+    def charges_back(self, ledger: Ledger, spent: int) -> None:
         """The ledger's charges since `spent` in request order."""
-        ledger[spent:] = sorted(ledger[spent:], key=lambda charge: self.rank[charge[0].id])
+        charges = ledger.charges
+        charges[spent:] = sorted(charges[spent:], key=lambda charge: self.rank[charge[0].id])
 
 
 async def write_each(ctx: Context, changes: list[Change], admit: bool = True) -> list[Written]:
@@ -135,7 +148,7 @@ async def write_each(ctx: Context, changes: list[Change], admit: bool = True) ->
     are in the order of `changes`. `admit` False: the throughput gate has admitted them
     already."""
     order = KeyOrder(changes)
-    spent = len(ctx.ledger)
+    spent = len(ctx.ledger.charges)
     written = order.back(await _retried(ctx, order.changes, admit))
     order.charges_back(ctx.ledger, spent)
     return written
@@ -148,12 +161,12 @@ async def _retried(ctx: Context, changes: list[Change], admit: bool = True) -> l
     reports (Conflict: nothing was stored) is run again, since DynamoDB serialises such
     writes rather than failing one for a concurrent writer."""
     ledger = ctx.ledger
-    spent = len(ledger)
+    spent = len(ledger.charges)
     for attempt in range(WRITE_ATTEMPTS):
         try:
             return await write_all(ctx, changes, admit=admit)
         except Conflict:
-            del ledger[spent:]  # the lost attempt wrote nothing: it costs nothing
+            del ledger.charges[spent:]  # the lost attempt wrote nothing: it costs nothing
             if attempt == WRITE_ATTEMPTS - 1:
                 # what DynamoDB answers a write that meets transactions in flight
                 raise errors.transaction_conflict() from None
@@ -196,7 +209,7 @@ async def write_all(ctx: Context, changes: list[Change], wait: bool = True,
     engine = db.engine
     gate = db.gate
     ledger = ctx.ledger
-    spent = len(ledger)
+    spent = len(ledger.charges)
     located = [change.at or change.table.locate(change.key) for change in changes]
     if gate is not None and admit:
         for change, (hk, _) in zip(changes, located):
@@ -251,7 +264,7 @@ async def write_all(ctx: Context, changes: list[Change], wait: bool = True,
             if change.by_service:  # TTL deletes are free
                 pass
             elif old_size < 0:
-                unread.append((len(ledger), table, hk, size, len(rows)))
+                unread.append((len(ledger.charges), table, hk, size, len(rows)))
                 ledger.write(table, hk, size, transactional)
             else:  # the larger of the item before and after
                 ledger.write(table, hk, size if new is not UNCHANGED and size > old_size
@@ -275,7 +288,7 @@ async def write_all(ctx: Context, changes: list[Change], wait: bool = True,
                 assert replaced is not None
                 if replaced[index] > size:
                     ledger.write(table, hk, replaced[index], transactional)
-                    ledger[position] = ledger.pop()
+                    ledger.charges[position] = ledger.charges.pop()
         if before_commit is not None:
             await before_commit(unit, written)
     if gate is not None:

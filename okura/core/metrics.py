@@ -196,7 +196,7 @@ class Metrics:
     def request(self, ctx: Context, seconds: float, error: DynamoError | None) -> None:
         """Count one finished DynamoDB request: what its ledger spent, and its outcome
         (`error` None: it succeeded, in `seconds`)."""
-        charges = ctx.ledger
+        charges = ctx.ledger.charges
         if error is None and len(charges) == 1:
             table, index, _, units, write = charges[0]
             if index is None and ctx.table is table:
@@ -237,7 +237,7 @@ class Metrics:
     def _at_once(self, ctx: Context, seconds: float, error: DynamoError | None) -> None:
         """Sample a request other than the commonest at once."""
         period = self.current
-        tables = self._charges(ctx) if ctx.ledger else ()
+        tables = self._charges(ctx) if ctx.ledger.charges else ()
         if error is None:
             operation = ctx.operation
             for charged in tables:  # a request that spent nothing has no latency metric
@@ -271,7 +271,7 @@ class Metrics:
         """Sample a request's charges, summed per table, index and kind; the tables it
         spent on, in order of first use."""
         summed: dict[tuple[Table, Index | None, bool], float] = {}
-        for table, index, _, units, write in ctx.ledger:
+        for table, index, _, units, write in ctx.ledger.charges:
             key = (table, index if index is not None and index.is_global else None, write)
             summed[key] = summed.get(key, 0.0) + units
         period = self.current

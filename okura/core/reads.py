@@ -142,7 +142,7 @@ async def read(ctx: Context, source: Source, walk: Walk, limit: int | None, cons
     partitions = walk.partitions
     hk = partitions[0] if partitions and len(partitions) == 1 else None
     gate = ctx.db.gate
-    spent = len(ctx.ledger)
+    spent = len(ctx.ledger.charges)
     if gate is not None:
         gate.admit(ctx, source.table, hk, False, source.index)
     async with ctx.db.engine.reader() as unit:

@@ -34,7 +34,7 @@ from okura import errors
 from okura.errors import DynamoError
 
 if TYPE_CHECKING:
-    from okura.core.capacity import Charge
+    from okura.core.capacity import Ledger
     from okura.core.catalog import Table
     from okura.core.clock import Clock
     from okura.core.context import Context
@@ -263,14 +263,15 @@ class Throughput:
         return error
 
     # Spending, after the work
-    def spend(self, ledger: list[Charge], start: int) -> None:
+    def spend(self, ledger: Ledger, start: int) -> None:
         """Take the charges from `start` on (work just admitted and done) from their
         budgets."""
         now = self.now
         held_of = self._held
         shared = self.shared
-        for i in range(start, len(ledger)):  # not a slice: no list made
-            table, index, hk, units, write = ledger[i]
+        charges = ledger.charges
+        for i in range(start, len(charges)):  # not a slice: no list made
+            table, index, hk, units, write = charges[i]
             held = held_of.get(table)
             if held is None or held.off:
                 continue

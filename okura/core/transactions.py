@@ -145,7 +145,7 @@ async def transact_get(ctx: Context, targets: list[tuple[Table, dict]]) -> list[
     if any(conflicted):
         conflict = reason(errors.transaction_conflict())
         raise errors.transaction_canceled([conflict if c else reason(None) for c in conflicted])
-    spent = len(ctx.ledger)
+    spent = len(ctx.ledger.charges)
     for table, hk, size in sized:
         ctx.ledger.read(table, hk, size, True, transactional=True)
     if gate is not None:

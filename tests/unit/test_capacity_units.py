@@ -2,20 +2,24 @@
 import pytest
 
 from okura.core.capacity import Ledger
+from okura.core.catalog import Table
 
-TABLE = object()
+TABLE = Table(1, 1, "us-east-1", "000000000000", {
+    "TableName": "t", "TableStatus": "ACTIVE",
+    "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+    "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]})
 
 
 def _read(size: int, consistent: bool, transactional: bool) -> float:
     ledger = Ledger()
     ledger.read(TABLE, b"hk", size, consistent, transactional=transactional)
-    return ledger[0][3]
+    return ledger.charges[0][3]
 
 
 def _write(size: int, transactional: bool) -> float:
     ledger = Ledger()
     ledger.write(TABLE, b"hk", size, transactional)
-    return ledger[0][3]
+    return ledger.charges[0][3]
 
 
 # Developer guide, read/write capacity mode: reads in 4 KB units, writes in 1 KB units, rounded up;
