@@ -24,6 +24,7 @@ from okura.storage.engine import Engine
 
 if TYPE_CHECKING:
     from okura.core.clock import Clock
+    from okura.core.throughput import Held
 
 ACTIVE, CREATING, UPDATING, DELETING = "ACTIVE", "CREATING", "UPDATING", "DELETING"
 # Catalog-document members that are okura's bookkeeping, not TableDescription members.
@@ -72,7 +73,8 @@ class Table:
 
     __slots__ = ("id", "version", "region", "name", "doc", "arn", "hash_key", "hash_type",
                  "range_key", "range_type", "key_names", "schema", "indexes",
-                 "observes_old", "serves_from", "snapshots", "history", "to_kinesis")
+                 "observes_old", "serves_from", "snapshots", "history", "to_kinesis",
+                 "gate")
 
     def __init__(self, tid: int, version: int, region: str, account: str, doc: dict) -> None:
         self.id = tid
@@ -108,6 +110,9 @@ class Table:
         status = doc["TableStatus"]
         self.serves_from = (math.inf if status == DELETING
                             else doc.get("StatusUntil", 0) if status == CREATING else 0)
+        # The throttling gate's budgets and mode for this document, made at its first
+        # request (core/throughput.py): an attribute, not a dict look-up per request.
+        self.gate: Held | None = None
 
     def status(self, now: float) -> str:
         status = self.doc["TableStatus"]

@@ -27,10 +27,12 @@ row's level (core/shared_budgets.py). Partition-key budgets stay per node.
 """
 from __future__ import annotations
 
+import itertools
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from okura import errors
+from okura.core.catalog import DELETING
 from okura.errors import DynamoError
 
 if TYPE_CHECKING:
@@ -50,6 +52,7 @@ ACCOUNT_TABLE_READ = ACCOUNT_TABLE_WRITE = 40000.0  # DescribeLimits' per-table 
 WARM_READ, WARM_WRITE = 12000.0, 4000.0  # what a new on-demand table serves at once
 PEAK_SETTLES = 1800.0  # seconds before a peak raises what on-demand serves at once
 WARN_EVERY = 60.0  # seconds between shadow mode's warnings for one table
+_EPOCHS = itertools.count()
 
 _PROVISIONED, _ACCOUNT, _MAX, _WARM, _KEY_RANGE = range(5)
 _LIMITS = {_PROVISIONED: "ProvisionedThroughputExceeded", _ACCOUNT: "AccountLimitExceeded",
@@ -129,23 +132,77 @@ class Budget:
         bucket.rerate(served, 1.0, bucket.level(now), now)
 
 
-class _Keys:
-    """The partition keys of one table's reads or writes whose buckets are not full: key ->
-    when its bucket runs dry (Bucket.dry; a key not here is full). Once a second (`turn`)
-    the full ones are dropped, in one pass over the keys spent on since the last turn: so
-    the keys of a table with ever new ones (fresh items) are forgotten a second's worth at
-    a time, not all at once (a pass over 100,000 keys was PutItem's p99 of 17 ms)."""
+class _Shard:
+    """The partition keys of one shard of a table's reads or writes (`shard_of`). `dry` is
+    when the shard's spending, taken as one key's, runs dry: no key of the shard runs dry
+    later, so while now is past it no key is looked up, and once now is a second past it
+    every key of the shard is full (forgotten). Until a second key spends before then,
+    the one key is `hk` and runs dry at `dry`: no dict, in the common case of keys far
+    below their limit. Else `keys`: key -> when its bucket runs dry (a key not there is
+    full), its full keys dropped once a second (`turn`)."""
 
-    __slots__ = ("dry", "turn")
+    __slots__ = ("dry", "hk", "keys", "turn")
 
     def __init__(self) -> None:
-        self.dry: dict[bytes, float] = {}
+        self.dry = -1e300  # full
+        self.hk = b""
+        self.keys: dict[bytes, float] | None = None
         self.turn = 0.0
 
-    def rotate(self, now: float) -> None:
+
+SHARDS: Final = 1024  # the shards of a table's partition keys (reads or writes)
+
+
+def shard_of(hk: bytes) -> int:
+    """A partition key's shard: its stored bytes start with a hash of its value
+    (storage/keys.py), uniform, and cheaper to read than to hash again."""
+    return (hk[0] << 8 | hk[1]) % SHARDS
+
+
+class _Keys:
+    """The buckets of one table's partition keys for reads or writes, in SHARDS shards:
+    exact, yet a key far below its limit costs no dict look-up (bench/NOTES.md,
+    seventeenth pass)."""
+
+    __slots__ = ("shards",)
+
+    def __init__(self) -> None:
+        self.shards: list[_Shard | None] = [None] * SHARDS
+
+    def empty(self, hk: bytes, now: float) -> bool:
+        """Whether `hk`'s bucket is empty at `now`."""
+        shard = self.shards[shard_of(hk)]
+        if shard is None or now > shard.dry:
+            return False
+        keys = shard.keys
+        if keys is None:
+            return shard.hk == hk
+        dry = keys.get(hk)
+        return dry is not None and now <= dry
+
+    def spend(self, hk: bytes, share: float, now: float) -> None:
+        """`hk` spent `share` of its partition's second at `now`."""
+        at = shard_of(hk)
+        shard = self.shards[at]
+        if shard is None:
+            shard = self.shards[at] = _Shard()
         floor = now - 1.0
-        self.dry = {hk: dry for hk, dry in self.dry.items() if dry > floor}
-        self.turn = now + 1.0
+        if shard.dry <= floor:  # every key of the shard is full
+            shard.dry, shard.hk, shard.keys = floor + share, hk, None
+            return
+        keys = shard.keys
+        if keys is None:
+            if shard.hk == hk:
+                shard.dry += share
+                return
+            keys = shard.keys = {shard.hk: shard.dry}
+            shard.turn = now + 1.0
+        elif now >= shard.turn:
+            keys = shard.keys = {key: dry for key, dry in keys.items() if dry > floor}
+            shard.turn = now + 1.0
+        dry = keys.get(hk, floor)
+        keys[hk] = (dry if dry > floor else floor) + share
+        shard.dry += share
 
 
 class _Side:
@@ -160,14 +217,16 @@ class _Side:
         self.per_unit = per_unit
 
 
-class _Held:
-    """What the gate needs of one table document, found with one dict lookup."""
+class Held:
+    """What the gate needs of one table document (kept on it: Table.gate), while the
+    gate's `epoch` is the one it was made in."""
 
-    __slots__ = ("off", "mode", "read", "write", "indexes", "gsi_writes")
+    __slots__ = ("epoch", "off", "mode", "read", "write", "indexes", "gsi_writes")
 
-    def __init__(self, mode: str, read: Budget, write: Budget,
+    def __init__(self, epoch: int, mode: str, read: Budget, write: Budget,
                  gsis: list[tuple[Index, Budget, Budget]],
                  keys: tuple[_Keys, _Keys]) -> None:
+        self.epoch = epoch
         self.off = mode == OFF
         self.mode = mode
         # two attributes, not a pair indexed by `write`: mypyc would box the pair for
@@ -190,7 +249,9 @@ class Throughput:
         self.overrides: dict[str, str] = {}  # table name -> mode (admin endpoint)
         # (table id, index name or None, write) -> (table version, Budget)
         self._budgets: dict[tuple[int, str | None, bool], tuple[int, Budget]] = {}
-        self._held: dict[Table, _Held] = {}  # per table document: its mode and budgets
+        # Table documents' Held from an earlier epoch (before a mode changed, or of
+        # another Throughput) are stale
+        self.epoch = next(_EPOCHS)
         self._keys: dict[int, tuple[_Keys, _Keys]] = {}
         self._warned: dict[int, float] = {}
         # okura's clock at the last admission: what the work admitted then spends at (the
@@ -198,13 +259,20 @@ class Throughput:
         self.now = 0.0
 
     def modes_changed(self) -> None:
-        self._held.clear()
+        self.epoch = next(_EPOCHS)
 
     def notice(self, table: Table, now: float) -> None:
         """A table document was loaded or saved: a table with budgets here takes its new
         throughput at once, not at its next request (its budgets would fill at the old
-        rate until then)."""
-        if table.id in self._keys and table not in self._held:
+        rate until then). A table being deleted takes its budgets with it."""
+        if table.doc["TableStatus"] == DELETING:
+            self._keys.pop(table.id, None)
+            self._warned.pop(table.id, None)
+            for key in [key for key in self._budgets if key[0] == table.id]:
+                del self._budgets[key]
+            return
+        held = table.gate
+        if table.id in self._keys and (held is None or held.epoch != self.epoch):
             self._hold(table, now)
 
     # The gate, before the work
@@ -214,8 +282,8 @@ class Throughput:
         go on, or throttle it: DynamoDB's error, raised or (`raising` False: a batch
         leaves the item unprocessed) returned, in enforce mode; counted and logged in
         shadow mode."""
-        held = self._held.get(table)
-        if held is None:
+        held = table.gate
+        if held is None or held.epoch != self.epoch:
             held = self._hold(table, self.clock.now())
         if held.off:
             return None
@@ -226,11 +294,9 @@ class Throughput:
             if now <= bucket.dry:
                 return self._refused(ctx, held, table, None, None, write, bucket.limit, now,
                                      raising)
-            if hk is not None:
-                dry = side.keys.dry.get(hk)
-                if dry is not None and now <= dry:
-                    return self._refused(ctx, held, table, None, hk, write, _KEY_RANGE, now,
-                                         raising)
+            if hk is not None and side.keys.empty(hk, now):
+                return self._refused(ctx, held, table, None, hk, write, _KEY_RANGE, now,
+                                     raising)
             if write:
                 for other, writes in held.gsi_writes:  # a GSI short of write capacity
                     if now <= writes.bucket.dry:
@@ -243,7 +309,7 @@ class Throughput:
                                  raising)
         return None
 
-    def _refused(self, ctx: Context, held: _Held, table: Table, index: Index | None,
+    def _refused(self, ctx: Context, held: Held, table: Table, index: Index | None,
                  hk: bytes | None, write: bool, limit: int, now: float,
                  raising: bool) -> DynamoError | None:
         ctx.throttled = (table, index, hk)
@@ -267,25 +333,19 @@ class Throughput:
         """Take the charges from `start` on (work just admitted and done) from their
         budgets."""
         now = self.now
-        held_of = self._held
+        epoch = self.epoch
         shared = self.shared
         charges = ledger.charges
         for i in range(start, len(charges)):  # not a slice: no list made
             table, index, hk, units, write = charges[i]
-            held = held_of.get(table)
-            if held is None or held.off:
+            held = table.gate
+            if held is None or held.epoch != epoch or held.off:
                 continue
             if index is None or not index.is_global:
                 side = held.write if write else held.read
                 budget = side.budget
                 if hk is not None:  # its partition keeps one second of its limit
-                    keys = side.keys
-                    if now >= keys.turn:
-                        keys.rotate(now)
-                    dries = keys.dry
-                    floor = now - 1.0
-                    dry = dries.get(hk, floor)
-                    dries[hk] = (dry if dry > floor else floor) + units * side.per_unit
+                    side.keys.spend(hk, units * side.per_unit, now)
             else:
                 budget = held.indexes[index.name][write]
             # the bucket runs dry later by units / rate, from a full one at most
@@ -304,15 +364,13 @@ class Throughput:
         return [(budget_key(tid, index, write), version, budget)
                 for (tid, index, write), (version, budget) in self._budgets.items()]
 
-    def _hold(self, table: Table, now: float) -> _Held:
-        if len(self._held) > 4096:  # documents of tables long changed
-            self._held.clear()
+    def _hold(self, table: Table, now: float) -> Held:
         keys = self._keys.get(table.id)
         if keys is None:
             keys = self._keys[table.id] = (_Keys(), _Keys())
         mode = self.overrides.get(table.name, self.mode)
-        held = self._held[table] = _Held(mode, self._budget(table, None, False, now),
-                                         self._budget(table, None, True, now), [
+        held = table.gate = Held(self.epoch, mode, self._budget(table, None, False, now),
+                                 self._budget(table, None, True, now), [
             (index, self._budget(table, index, False, now), self._budget(table, index, True, now))
             for index in table.indexes if index.is_global], keys)
         return held
