@@ -33,6 +33,10 @@ class Clock:
         """Seconds since the epoch, as the server sees them."""
         return _time() + self.offset
 
+    def at(self, wall: float) -> float:
+        """What now() was when time.time() read `wall` (a reading taken anyway)."""
+        return wall + self.offset
+
     async def share(self, engine: Engine) -> None:
         """Keep the offset in `engine` from now on; a start-up offset ahead of the
         stored one moves the shared clock forward to it."""

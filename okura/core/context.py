@@ -20,7 +20,7 @@ class Context:
     # server.http.Request sets these fields itself (one call less per request): a field
     # added here is added there too.
     __slots__ = ("db", "region", "access_key", "operation", "ledger", "table", "returned",
-                 "identity", "throttled")
+                 "identity", "throttled", "now")
 
     def __init__(self, db: Database, operation: str = "", region: str = "",
                  access_key: str = "") -> None:
@@ -39,6 +39,9 @@ class Context:
         # What throttled the request or would have (shadow mode), if anything: (table, index
         # or None, partition key bytes or None) — for Contributor Insights.
         self.throttled: tuple | None = None
+        # okura's clock when the request arrived, where the server read it (else 0.0): the
+        # time the throttling gate decides it at, without reading the clock again
+        self.now = 0.0
 
     def restart(self) -> None:
         """Forget what a run of the request that is to be run again spent (it wrote

@@ -254,8 +254,8 @@ class Throughput:
         self.epoch = next(_EPOCHS)
         self._keys: dict[int, tuple[_Keys, _Keys]] = {}
         self._warned: dict[int, float] = {}
-        # okura's clock at the last admission: what the work admitted then spends at (the
-        # same moment to a millisecond, and one clock reading less per request)
+        # okura's clock as the last request admitted arrived (Context.now): what the work
+        # admitted then spends at (the same moment to a millisecond, and no clock reading)
         self.now = 0.0
 
     def modes_changed(self) -> None:
@@ -282,12 +282,12 @@ class Throughput:
         go on, or throttle it: DynamoDB's error, raised or (`raising` False: a batch
         leaves the item unprocessed) returned, in enforce mode; counted and logged in
         shadow mode."""
+        now = self.now = ctx.now or self.clock.now()
         held = table.gate
         if held is None or held.epoch != self.epoch:
-            held = self._hold(table, self.clock.now())
+            held = self._hold(table, now)
         if held.off:
             return None
-        now = self.now = self.clock.now()
         if index is None or not index.is_global:  # the table's budgets (an LSI's are its)
             side = held.write if write else held.read
             bucket = side.budget.bucket

@@ -6,7 +6,7 @@ import gc
 import logging
 import os
 import signal
-from time import perf_counter
+from time import time
 from typing import TYPE_CHECKING, Callable, cast
 from urllib.parse import urlsplit, urlunsplit
 
@@ -46,6 +46,7 @@ CATALOG_RERUNS = 3
 class App:
     def __init__(self, db: Database, settings: Settings):
         self.db = db
+        self.clock = db.clock
         self.settings = settings
         self.request_ids = request_ids()
         self.connections = Connections(settings.max_connections, settings.idle_timeout)
@@ -65,7 +66,9 @@ class App:
     async def dispatch(self, request: Request, raw: bytes) -> tuple[int, bytes]:
         """Run one DynamoDB request; every failure becomes DynamoDB's error reply. Its
         outcome and what it spent go to the metrics."""
-        started = perf_counter()
+        # one clock reading: the request's latency, and okura's time it arrived at
+        started = time()
+        request.now = self.clock.at(started)
         headers = request.headers
         target: str = headers.get("x-amz-target", "")
         error: errors.DynamoError | None = None
@@ -106,7 +109,8 @@ class App:
             error = errors.internal_server_error()
             return error.status, error.body()
         finally:
-            self.metrics.request(request, perf_counter() - started, error)
+            # (not below 0 where the wall clock stepped back meanwhile)
+            self.metrics.request(request, max(0.0, time() - started), error)
             if self.insight_tables:
                 self.db.insights.observe(request, body)
 

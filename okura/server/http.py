@@ -104,6 +104,7 @@ class Request(Context):
         self.ledger = Ledger()
         self.table = self.identity = self.throttled = None
         self.returned = 0
+        self.now = 0.0  # App.dispatch sets it
         self.headers = headers
         self.request_id = request_id
         self.local_address = local_address
