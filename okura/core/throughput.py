@@ -197,8 +197,9 @@ class _Keys:
                 return
             keys = shard.keys = {shard.hk: shard.dry}
             shard.turn = now + 1.0
-        elif now >= shard.turn:
+        elif now >= shard.turn:  # drop the full keys, and bound the rest anew
             keys = shard.keys = {key: dry for key, dry in keys.items() if dry > floor}
+            shard.dry = max(keys.values(), default=floor)
             shard.turn = now + 1.0
         dry = keys.get(hk, floor)
         keys[hk] = (dry if dry > floor else floor) + share
@@ -254,7 +255,7 @@ class Throughput:
         self.epoch = next(_EPOCHS)
         self._keys: dict[int, tuple[_Keys, _Keys]] = {}
         self._warned: dict[int, float] = {}
-        # okura's clock as the last request admitted arrived (Context.now): what the work
+        # okura's clock as the latest request admitted arrived (Context.now): what the work
         # admitted then spends at (the same moment to a millisecond, and no clock reading)
         self.now = 0.0
 
@@ -282,7 +283,10 @@ class Throughput:
         go on, or throttle it: DynamoDB's error, raised or (`raising` False: a batch
         leaves the item unprocessed) returned, in enforce mode; counted and logged in
         shadow mode."""
-        now = self.now = ctx.now or self.clock.now()
+        now = ctx.now or self.clock.now()
+        if now < self.now:  # it waited since it arrived: the gate's time never goes back
+            now = self.now  # (the shards forget keys by it)
+        self.now = now
         held = table.gate
         if held is None or held.epoch != self.epoch:
             held = self._hold(table, now)

@@ -10,8 +10,11 @@ import pytest
 from okura.core.capacity import Ledger
 from okura.core.catalog import Table
 from okura.core.clock import Clock
+from okura.core.context import Context
+from okura.core.database import Database
 from okura.core.throughput import ENFORCE, SHARDS, Throughput, _Keys, shard_of
 from okura.storage.keys import partition
+from okura.storage.memory import MemoryEngine
 
 
 class _PerKey:
@@ -64,6 +67,26 @@ def test_a_key_alone_in_its_shard_keeps_no_dict():
     assert keys.empty(hk, 10.1) and not keys.empty(hk, 10.11)
 
 
+def test_a_shard_of_many_keys_is_bounded_anew_every_second():
+    """Keys that together outspend one key's limit, none of them near its own: the
+    shard's bound, their sum, runs ahead of now, but is brought back to its keys' own
+    once a second, as its full keys are dropped."""
+    first = partition("S", "k0")
+    same = [hk for hk in (partition("S", f"k{i}") for i in range(200_000))
+            if shard_of(hk) == shard_of(first)][:50]
+    keys, model, now = _Keys(), _PerKey(), 100.0
+    for step in range(5000):  # 5 s; each key spends a tenth of its limit a second
+        now += 0.001
+        hk = same[step % len(same)]
+        assert not keys.empty(hk, now) and not model.empty(hk, now)
+        keys.spend(hk, 0.005, now)
+        model.spend(hk, 0.005, now)
+    shard = keys.shards[shard_of(first)]
+    # at most the sum of its last second (5 s of one key's limit) past now; left a sum
+    # since the start it would be ~20 s past
+    assert shard is not None and shard.dry < now + 5.0
+
+
 def test_keys_spread_over_the_shards():
     used = {shard_of(partition("S", f"user#{i}")) for i in range(SHARDS)}
     assert len(used) > SHARDS / 2  # ~63 % for uniform shards
@@ -85,3 +108,22 @@ def test_a_deleted_table_takes_its_budgets_and_keys_with_it():
     assert len(gate.budgets()) == 2 and table.id in gate._keys
     gate.notice(Table(7, 2, "us-east-1", "000000000000", dict(doc, TableStatus="DELETING")), 1.0)
     assert not gate.budgets() and table.id not in gate._keys
+
+
+def test_the_gates_time_never_goes_back():
+    """A request that waited since it arrived (an injected latency, a slow catalog) is
+    admitted at the latest time the gate has seen, not before it: the shards forget
+    keys by that time."""
+    db = Database(MemoryEngine(), "000000000000")
+    gate = Throughput(ENFORCE, Clock())
+    table = Table(7, 1, "us-east-1", "000000000000", {
+        "TableName": "t", "TableStatus": "ACTIVE",
+        "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+        "ProvisionedThroughput": {"ReadCapacityUnits": 5, "WriteCapacityUnits": 5}})
+    hk = partition("S", "a")
+    for arrived, decided in ((100.0, 100.0), (98.0, 100.0), (101.0, 101.0)):
+        ctx = Context(db, "PutItem", "us-east-1")
+        ctx.now = arrived
+        assert gate.admit(ctx, table, hk, True, raising=False) is None
+        assert gate.now == decided
