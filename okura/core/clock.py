@@ -31,7 +31,7 @@ class Clock:
 
     def now(self) -> float:
         """Seconds since the epoch, as the server sees them."""
-        return _time() + self.offset
+        return self.at(_time())
 
     def at(self, wall: float) -> float:
         """What now() was when time.time() read `wall` (a reading taken anyway)."""

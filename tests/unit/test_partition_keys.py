@@ -30,6 +30,10 @@ class _PerKey:
         self.dry[hk] = max(self.dry.get(hk, -1e300), now - 1.0) + share
 
 
+_DOC = {"TableName": "t", "TableStatus": "ACTIVE",
+        "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+        "ProvisionedThroughput": {"ReadCapacityUnits": 5, "WriteCapacityUnits": 5}}
 _STEPS, _WEIGHTS = (0.0, 0.0001, 0.001, 0.01, 0.3, 1.5), (30, 30, 20, 10, 2, 1)
 
 
@@ -93,12 +97,8 @@ def test_keys_spread_over_the_shards():
 
 
 def test_a_deleted_table_takes_its_budgets_and_keys_with_it():
-    doc = {"TableName": "t", "TableStatus": "ACTIVE",
-           "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
-           "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
-           "ProvisionedThroughput": {"ReadCapacityUnits": 5, "WriteCapacityUnits": 5}}
     gate = Throughput(ENFORCE, Clock())
-    table = Table(7, 1, "us-east-1", "000000000000", doc)
+    table = Table(7, 1, "us-east-1", "000000000000", _DOC)
     gate.notice(table, 0.0)
     assert not gate.budgets()  # nothing is made before the table's first request
     ledger = Ledger()
@@ -106,7 +106,7 @@ def test_a_deleted_table_takes_its_budgets_and_keys_with_it():
     gate._hold(table, 0.0)  # what its first request's admission does
     gate.spend(ledger, 0)
     assert len(gate.budgets()) == 2 and table.id in gate._keys
-    gate.notice(Table(7, 2, "us-east-1", "000000000000", dict(doc, TableStatus="DELETING")), 1.0)
+    gate.notice(Table(7, 2, "us-east-1", "000000000000", dict(_DOC, TableStatus="DELETING")), 1.0)
     assert not gate.budgets() and table.id not in gate._keys
 
 
@@ -116,11 +116,7 @@ def test_the_gates_time_never_goes_back():
     keys by that time."""
     db = Database(MemoryEngine(), "000000000000")
     gate = Throughput(ENFORCE, Clock())
-    table = Table(7, 1, "us-east-1", "000000000000", {
-        "TableName": "t", "TableStatus": "ACTIVE",
-        "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
-        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
-        "ProvisionedThroughput": {"ReadCapacityUnits": 5, "WriteCapacityUnits": 5}})
+    table = Table(7, 1, "us-east-1", "000000000000", _DOC)
     hk = partition("S", "a")
     for arrived, decided in ((100.0, 100.0), (98.0, 100.0), (101.0, 101.0)):
         ctx = Context(db, "PutItem", "us-east-1")
