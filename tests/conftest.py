@@ -239,11 +239,3 @@ def pytest_terminal_summary(terminalreporter):
             f"{POSTGRES_HOST} (README.md, Tests)", yellow=True)
 
 
-def pytest_sessionstart(session):
-    """The servers the tests start run the compiled modules an editable install built
-    (okura/compiled.py): never ones built from sources changed since."""
-    from okura import compiled
-    stale = compiled.stale()
-    if stale:
-        pytest.exit(f"{', '.join(stale)} changed since compiled: run `pip install -e .` "
-                    "again (or remove the .so beside each)", returncode=4)

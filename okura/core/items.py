@@ -11,7 +11,7 @@ stream records and capacity live here, so no write can skip them.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Callable, Final
+from typing import Callable
 
 import orjson
 
@@ -33,15 +33,14 @@ class Unchanged(Enum):
     UNCHANGED = 0
 
 
-UNCHANGED: Final = Unchanged.UNCHANGED  # Final: compiled, a constant, not a look-up
+UNCHANGED = Unchanged.UNCHANGED
 
 Decide = Callable[[dict | None], "dict | None | Unchanged"]
 
 
 class Change:
     """One item's part of a write: `decide(old)` returns the new item, None to
-    delete it, or UNCHANGED; it raises (a failed condition) to refuse. A class, not a
-    NamedTuple: compiled, one is made without a call into the interpreter."""
+    delete it, or UNCHANGED; it raises (a failed condition) to refuse."""
 
     __slots__ = ("table", "key", "decide", "too_large", "by_service", "needs_old",
                  "new_size", "at")

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import itertools
 import logging
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
 
 from okura import errors
 from okura.core.catalog import DELETING
@@ -150,7 +150,7 @@ class _Shard:
         self.turn = 0.0
 
 
-SHARDS: Final = 1024  # the shards of a table's partition keys (reads or writes)
+SHARDS = 1024  # the shards of a table's partition keys (reads or writes)
 
 
 def shard_of(hk: bytes) -> int:
@@ -230,8 +230,6 @@ class Held:
         self.epoch = epoch
         self.off = mode == OFF
         self.mode = mode
-        # two attributes, not a pair indexed by `write`: mypyc would box the pair for
-        # every request
         self.read = _Side(read, keys[0], _PER_READ_UNIT)
         self.write = _Side(write, keys[1], _PER_WRITE_UNIT)
         # GSI name -> (read, write) budgets; and each GSI with its write budget

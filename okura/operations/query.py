@@ -5,8 +5,6 @@ from okura import errors, expressions
 from okura.core import reads, resolve
 from okura.core.context import Context
 from okura.expressions import legacy
-# The helpers a Query calls by their own names, not through their modules: compiled,
-# a module's attribute is looked up by name at each call (two dict look-ups, not one).
 from okura.expressions.legacy import check_mixing
 from okura.operations.shared.key_condition import plan as plan_keys
 from okura.operations.shared.paged_reads import Reading, compile_expressions, requested_select

@@ -7,12 +7,12 @@ import logging
 import os
 import signal
 from time import time
-from typing import TYPE_CHECKING, Callable, cast
+from typing import TYPE_CHECKING, Callable
 from urllib.parse import urlsplit, urlunsplit
 
 import orjson
 
-from okura import compiled, errors
+from okura import errors
 from okura.config import Settings, StartupError
 from okura.core.catalog import CatalogChanged
 from okura.core.clock import Clock
@@ -211,8 +211,7 @@ async def serve(settings: Settings, ready: Callable[[int], None] | None = None,
     protocol = HttpProtocol if app.guard is None else GuardedProtocol
 
     def new_connection() -> asyncio.Protocol:
-        # an asyncio protocol by its methods (a compiled class cannot extend Protocol)
-        return cast(asyncio.Protocol, protocol(app))
+        return protocol(app)
 
     servers = []
     if secure is not None:  # HTTPS on its own port, beside HTTP (server/tls.py), first: a
@@ -224,9 +223,6 @@ async def serve(settings: Settings, ready: Callable[[int], None] | None = None,
     servers.append(await loop.create_server(new_connection, sock=claimed.socket,
                                             backlog=1024))
     log.info("okura listening on %s:%d (%s)", settings.host, claimed.port, storage_of(settings))
-    for source in compiled.stale():
-        log.warning("%s changed since compiled: this server runs the compiled one "
-                    "(pip install -e . again)", source)
     if ready is not None:
         ready(claimed.port)
     background = [asyncio.ensure_future(Sweeper(db, settings.ttl_interval).run()),

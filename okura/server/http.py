@@ -163,9 +163,8 @@ class Outbox:
             protocol._finish(slot, None)
 
 
-class HttpProtocol:
-    """One connection: an asyncio protocol (duck-typed, as the event loop takes it, so
-    that mypyc compiles it as a native class)."""
+class HttpProtocol(asyncio.Protocol):
+    """One connection."""
 
     app: App
     transport: Any  # None once a reply that ends the connection is due

@@ -95,7 +95,7 @@ class _Rows:
         docs, sizes = self.docs, self.sizes
         out = []
         for key in keys:
-            bucket = self._bucket(key)  # compiled: a direct call
+            bucket = self._bucket(key)
             out.append((key[cut:], sizes[bucket][key], docs[bucket][key]))
         return out
 
@@ -218,7 +218,7 @@ class _MemoryUnit:
         undo = self.undo
         self.undo = None
         if exc_type is not None and undo:
-            for step in undo[::-1]:  # (mypyc's compiler fails on reversed() here)
+            for step in reversed(undo):
                 step[0](*step[1:])
 
     def _rows(self, tid: int) -> _Rows:

@@ -37,8 +37,6 @@ def sized_item(item, pending: list) -> int | None:
     total = 0
     try:
         for av in item.values():
-            # tested as a dict (not left to an AttributeError): compiled, av.get is then
-            # a dict's own look-up rather than a method found by name
             if type(av) is not dict or len(av) != 1:
                 return None
             value = av.get("S")

@@ -73,8 +73,7 @@ def test_a_write_run_again_after_a_lost_race_is_billed_once():
                     raise Conflict("serialization failure at COMMIT")
 
         class Engine:
-            """The memory engine, whose commits fail while `failures` says so (a proxy:
-            the engine is a compiled class, whose methods cannot be replaced)."""
+            """The memory engine, whose commits fail while `failures` says so."""
 
             def __init__(self):
                 self.engine = MemoryEngine()
