@@ -33,7 +33,7 @@ ITEM_ATTRIBUTES = {
 
 
 # OKURA_BENCH_PROVISIONED=1: tables of 40,000 read and write units (the per-table
-# quota), which the load stays within, rather than billed per request (bench/NOTES.md)
+# quota), which the load stays within, rather than billed per request (bench/README.md)
 _BILLING: dict = ({"ProvisionedThroughput": {"ReadCapacityUnits": 40000,
                                              "WriteCapacityUnits": 40000}}
                   if os.environ.get("OKURA_BENCH_PROVISIONED") else

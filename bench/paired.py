@@ -1,7 +1,7 @@
 """Two checkouts' in-process CPU time per request, measured at the same time: each pair
 runs bench/inprocess.py in both, one pinned to each core (they swap cores every pair), so
 that whatever else the machine does falls on both alike. The steadiest comparison this
-shared machine allows (bench/NOTES.md, fifteenth pass).
+shared machine allows (bench/NOTES.md, "How to measure").
 
     python bench/paired.py /work/base query                 # this checkout against another
     python bench/paired.py /work/base put --pairs 10 -- --provisioned
@@ -10,7 +10,7 @@ shared machine allows (bench/NOTES.md, fifteenth pass).
 Prints each side's minimum and median over the pairs (each run's own figure is the
 minimum of its 8 slices), and the ratios of both. Read the medians: identical code on both
 sides reads 0.99-1.01 in medians over 40 pairs, but 0.97 in minima (bench/NOTES.md,
-sixteenth pass).
+"How to measure").
 """
 from __future__ import annotations
 

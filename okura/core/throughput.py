@@ -161,8 +161,8 @@ def shard_of(hk: bytes) -> int:
 
 class _Keys:
     """The buckets of one table's partition keys for reads or writes, in SHARDS shards:
-    exact, yet a key far below its limit costs no dict look-up (bench/NOTES.md,
-    seventeenth pass)."""
+    exact, yet a key far below its limit costs no dict look-up (docs/decisions.md,
+    Capacity and throttling)."""
 
     __slots__ = ("shards",)
 

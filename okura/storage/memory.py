@@ -45,7 +45,7 @@ _NOTES = 1024
 # 1.35-1.58 ms against ~0.6 at 10,000 items. A split's rows are cold in the cache at that
 # size (115-190 µs for 256-row buckets): smaller buckets split more often but each delays
 # its iteration less, p99 0.55-0.89 with 256 rows, 0.52-0.95 (median 0.57) with 64
-# (bench/NOTES.md).
+# (docs/decisions.md, Storage).
 _BUCKET = 64
 
 

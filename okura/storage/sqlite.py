@@ -114,7 +114,7 @@ class SqliteEngine:
         db = _connect(target)
         # SQLite's page cache: a commit after a page split scans its whole hash of pages
         # (pcache1TruncateUnsafe: the split renumbers pages through one far past the end
-        # of the file, bench/NOTES.md), so a large cache taxes writes. Reads hardly need
+        # of the file, as gdb showed), so a large cache taxes writes. Reads hardly need
         # it: pages past it are read through a memory map of the file rather than a
         # read() each (GetItem in a table of 1,000,000 items: 34k -> 38k req/s).
         db.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
