@@ -42,8 +42,8 @@ HISTORY = 60  # complete periods kept for the console's graphs (an hour of okura
 FOLD = 512  # samples a pending list holds before it folds
 # Operations whose ReturnedItemCount CloudWatch publishes.
 RETURNING = frozenset(("Query", "Scan", "ExecuteStatement"))
-# Every 400 is a UserError but a failed condition (and, once throttling exists, a
-# throttle), counted under a table metric of its own; a transaction conflict is both.
+# Every 400 is a UserError but a failed condition and a throttle, each counted under a
+# table metric of its own; a transaction conflict is both.
 CONDITION_FAILED_ERROR = "ConditionalCheckFailedException"
 CONDITION_FAILED = "ConditionalCheckFailedRequests"
 TRANSACTION_CONFLICT = "TransactionConflict"
