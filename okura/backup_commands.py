@@ -11,6 +11,8 @@ from datetime import datetime, timezone
 import boto3
 from botocore.config import Config
 
+from okura import arns
+
 POLL = 0.2  # seconds between looks at a job being waited for
 
 
@@ -61,7 +63,7 @@ def restore(endpoint: str, region: str, target: str, backup_arn: str | None,
     else:
         timing = {"UseLatestRestorableTime": True} if when is None else {
             "RestoreDateTime": datetime.fromisoformat(when)}
-        source = {"SourceTableArn": table} if table and table.startswith("arn:") else {
+        source = {"SourceTableArn": table} if table and table.startswith(arns.PREFIX) else {
             "SourceTableName": table}
         reply = ddb.restore_table_to_point_in_time(TargetTableName=target, **source, **timing)
     description = reply["TableDescription"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Callable
 
+from okura import arns
 from okura.backup_commands import client, show, wait_for
 
 
@@ -25,7 +26,7 @@ def export_table(endpoint: str, region: str, table: str, bucket: str, prefix: st
                  fmt: str, when: str | None, since: str | None, until: str | None,
                  view: str, wait: bool, timeout: float) -> None:
     ddb = client(endpoint, region)
-    arn = table if table.startswith("arn:") else \
+    arn = table if table.startswith(arns.PREFIX) else \
         ddb.describe_table(TableName=table)["Table"]["TableArn"]
     request: dict = {"TableArn": arn, "S3Bucket": bucket, "ExportFormat": fmt}
     if prefix:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Awaitable, Callable
 
-from okura import partiql
+from okura import arns, partiql
 from okura.access.demands import (PARTIQL_ACTIONS, Demand, Demands, Values, attribute_names,
                                   equal_to, given, hash_key_of, leading_keys, projected, queried_keys,
                                   statement_of, updated)
@@ -48,7 +48,7 @@ async def _read(d: Demands, body: dict, action: str) -> None:
     arn, table = named
     index = body.get("IndexName")
     if type(index) is str:
-        arn += "/index/" + index
+        arn = arns.index(arn, index)
     facts = given(body, "ReturnConsumedCapacity")
     select = body.get("Select")
     if type(select) is not str:  # DynamoDB's default selection, as a policy sees it
@@ -134,7 +134,7 @@ async def _statement(d: Demands, body: dict, enclosing: str | None = None) -> No
     arn, table = named
     index = getattr(stmt, "index", None)
     if index is not None:
-        arn += "/index/" + index
+        arn = arns.index(arn, index)
     facts: dict[str, Values] = {}
     if table is not None:
         if type(stmt) is partiql.Insert:

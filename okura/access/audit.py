@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from okura.core.catalog import table_arn
+from okura import arns
 from okura.core.context import Context
 from okura.errors import DynamoError
 
@@ -62,12 +62,12 @@ class Audit:
         if identity is None:
             who: dict = {"type": "Unknown", "accessKeyId": ctx.access_key}
         else:
-            assumed = ":assumed-role/" in identity.arn
-            who = {"type": "AssumedRole" if assumed else "IAMUser",
+            user = arns.user_name(identity.arn)
+            who = {"type": "AssumedRole" if user is None else "IAMUser",
                    "principalId": identity.userid, "arn": identity.arn,
                    "accountId": identity.account, "accessKeyId": identity.access_key}
-            if not assumed:
-                who["userName"] = identity.arn.rpartition("/")[2]
+            if user is not None:
+                who["userName"] = user
         data = operation in DATA_EVENTS
         now = ctx.clock.now()
         event: dict = {
@@ -134,14 +134,13 @@ class Audit:
 
     @staticmethod
     def _resources(ctx: Context, body: dict) -> list[dict]:
-        arns = []
+        named = []
         tables = [body.get("TableName")]
         if type(body.get("RequestItems")) is dict:
             tables += list(body["RequestItems"])
         for name in tables:
             if type(name) is str:
-                arns.append(name if name.startswith("arn:") else
-                            table_arn(ctx.region, ctx.account, name))
-        arns += [body[m] for m in _ARN_MEMBERS if type(body.get(m)) is str]
-        return [{"accountId": ctx.account, "type": "AWS::DynamoDB::Stream" if "/stream/" in arn
-                 else "AWS::DynamoDB::Table", "ARN": arn} for arn in dict.fromkeys(arns)]
+                named.append(arns.of_member(ctx.region, ctx.account, name))
+        named += [body[m] for m in _ARN_MEMBERS if type(body.get(m)) is str]
+        return [{"accountId": ctx.account, "type": "AWS::DynamoDB::Stream" if arns.is_stream(arn)
+                 else "AWS::DynamoDB::Table", "ARN": arn} for arn in dict.fromkeys(named)]

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 from typing import Any, Callable, Container, NamedTuple
 
-from okura import expressions, partiql
+from okura import arns, expressions, partiql
 from okura.core import resolve
-from okura.core.catalog import POLICIES, Table, table_arn
+from okura.core.catalog import POLICIES, Table
 from okura.core.context import Context
-from okura.core.streams.state import parse_arn
 from okura.errors import DynamoError
 from okura.expressions.ast import And, Compare, Const, Path, Value
 
@@ -69,7 +68,7 @@ class Demands:
         db = self.ctx.db
         table = db.catalog.cached(self.ctx.region, name) or await db.catalog.get(self.ctx.region, name)
         arn = table.arn if table is not None else \
-            table_arn(self.ctx.region, self.ctx.account, name)
+            arns.table(self.ctx.region, self.ctx.account, name)
         return arn, table
 
     def wants(self, table: Table | None) -> Container[str]:
@@ -98,7 +97,7 @@ class Demands:
         facts = {} if facts is None else facts
         index = body.get("IndexName")
         if type(index) is str:
-            arn += "/index/" + index
+            arn = arns.index(arn, index)
         self.add(action, arn, facts, table)
 
     async def on_arn(self, action: str, arn: Any, facts: dict[str, Values] | None = None) -> None:
@@ -106,15 +105,15 @@ class Demands:
         if type(arn) is not str:
             return
         table = None
-        stream = parse_arn(arn)
+        stream = arns.parse_stream(arn)
         if stream is not None:
             region, name, _label = stream
             table = self.ctx.db.catalog.cached(region, name) or \
                 await self.ctx.db.catalog.get(region, name)
         else:
-            match = resolve.TABLE_ARN.fullmatch(arn.split("/index/")[0])
-            if match is not None:
-                _partition, region, _account, name = match.groups()
+            parsed = arns.parse_table(arns.without_index(arn))
+            if parsed is not None:
+                region, name = parsed.region, parsed.name
                 table = self.ctx.db.catalog.cached(region, name) or \
                     await self.ctx.db.catalog.get(region, name)
         self.add(action, arn, facts or {}, table)

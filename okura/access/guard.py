@@ -14,7 +14,7 @@ import logging
 from functools import lru_cache
 from typing import Any
 
-from okura import errors
+from okura import arns, errors
 from okura.access import sigv4
 from okura.access.actions import ONE_TABLE, demands_of
 from okura.access.audit import Audit
@@ -52,7 +52,7 @@ def resource_policy(table: Any, resource: str) -> Policy | None:
     stored = table.doc.get(POLICIES)
     if not stored:
         return None
-    entry = stored.get(resource if "/stream/" in resource else table.arn)
+    entry = stored.get(resource if arns.is_stream(resource) else table.arn)
     return None if entry is None else compiled(entry["Policy"])
 
 

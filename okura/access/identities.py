@@ -12,6 +12,7 @@ from datetime import datetime
 
 import orjson
 
+from okura import arns
 from okura.access.conditions import PolicyError, Values
 from okura.access.policies import Policy, Statement, keys_of
 
@@ -122,7 +123,7 @@ def load(path: str, default_account: str) -> dict[str, Identity]:
         where = f"users[{number}]"
         name, user_account = _named(user, where, account)
         key, secret = _credentials(user, where)
-        arn = f"arn:aws:iam::{user_account}:user/{name}"
+        arn = arns.iam_user(user_account, name)
         userid = user.get("user_id") or _unique_id("AIDA", arn)
         add(Identity(key, secret, user_account, arn, (arn,), userid, _policies(user, where),
                      key in admins, facts=_principal_facts(user_account, arn, userid, "User",
@@ -130,7 +131,7 @@ def load(path: str, default_account: str) -> dict[str, Identity]:
     for number, role in enumerate(doc.get("roles", [])):
         where = f"roles[{number}]"
         name, role_account = _named(role, where, account)
-        role_arn = f"arn:aws:iam::{role_account}:role/{name}"
+        role_arn = arns.iam_role(role_account, name)
         role_id = role.get("role_id") or _unique_id("AROA", role_arn)
         statements, tags = _policies(role, where), _tags(role, where)
         for index, session in enumerate(role.get("sessions", [])):
@@ -146,7 +147,7 @@ def load(path: str, default_account: str) -> dict[str, Identity]:
                         str(session["expiration"]).replace("Z", "+00:00")).timestamp()
                 except ValueError:
                     raise ConfigError(f"{at}: expiration must be an ISO 8601 time") from None
-            arn = f"arn:aws:sts::{role_account}:assumed-role/{name}/{session_name}"
+            arn = arns.assumed_role(role_account, name, session_name)
             userid = f"{role_id}:{session_name}"
             facts = _principal_facts(role_account, role_arn, userid, "AssumedRole", tags, None)
             add(Identity(key, secret, role_account, arn, (arn, role_arn), userid, statements,

@@ -8,6 +8,8 @@ import re
 from functools import lru_cache
 from typing import Callable
 
+from okura import arns
+
 
 # ${*} and ${?} in a policy stand for the characters themselves, not wildcards:
 # substitution leaves these in their place, which match the plain characters.
@@ -42,8 +44,8 @@ def arn_matcher(pattern: str) -> Callable[[str], bool]:
     """Whether an ARN (or "*"-like resource) matches the pattern."""
     if pattern == "*":
         return lambda arn: True
-    parts = pattern.split(":", 5)
-    if len(parts) < 6:  # not an ARN: names nothing but itself
+    parts = arns.parts(pattern)
+    if parts is None:  # not an ARN: names nothing but itself
         return lambda arn: arn == pattern
     regex = re.compile(":".join([_regex(part, "[^:]*") for part in parts[:5]]
                                 + [_regex(parts[5])]), re.DOTALL)

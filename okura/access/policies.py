@@ -12,6 +12,7 @@ from typing import Callable, NamedTuple
 
 import orjson
 
+from okura import arns
 from okura.access.conditions import (Condition, Facts, PolicyError, conditions_of, substitute,
                                      template)
 from okura.access.patterns import action_glob, arn_matcher
@@ -38,10 +39,11 @@ class Principals:
         if not isinstance(value, dict) or "AWS" not in value:
             raise PolicyError("Principal must be \"*\" or {\"AWS\": ...}")
         for name in _strings(value["AWS"], "Principal"):
+            root_of = arns.root_account(name)
             if name.isdigit() and len(name) == 12:
                 self.accounts.add(name)
-            elif name.startswith("arn:") and name.endswith(":root"):
-                self.accounts.add(name.split(":")[4])
+            elif root_of is not None:
+                self.accounts.add(root_of)
             elif name == "*":
                 self.anyone = True
             else:

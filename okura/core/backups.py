@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
+from okura import arns
 from okura.core import history, jobs, snapshots
 from okura.core.catalog import Table
 from okura.core.spaces import BACKUPS
@@ -72,15 +73,9 @@ def _hk(region: str) -> bytes:
     return keys.terminated(region.encode())
 
 
-def backup_id_of(arn: str) -> str | None:
-    """The id at the end of a backup ARN (…:table/NAME/backup/ID), or None."""
-    head, sep, backup_id = arn.rpartition("/backup/")
-    return backup_id if sep and head and backup_id else None
-
-
 async def find(db: Database, region: str, arn: str) -> Backup | None:
     """The backup of that ARN in the region (None: none, or a system backup expired)."""
-    backup_id = backup_id_of(arn)
+    backup_id = arns.backup_id(arn)
     if backup_id is None:
         return None
     async with db.engine.reader() as unit:
@@ -117,7 +112,7 @@ async def _insert(db: Database, backup: Backup) -> None:
 def _new(table: Table, name: str, kind: str, created: float, space: int | None) -> Backup:
     backup_id = jobs.fresh_id(created)
     return Backup(table.region, {
-        "Id": backup_id, "Arn": f"{table.arn}/backup/{backup_id}", "Name": name,
+        "Id": backup_id, "Arn": arns.backup(table.arn, backup_id), "Name": name,
         "Type": kind, "Status": CREATING if space is not None else AVAILABLE,
         # as replies show it, so time filters agree with them
         "Created": round(created, 3), "Space": space, "Table": table.doc, "TableArn": table.arn,

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Callable
 
 import orjson
 
+from okura import arns
 from okura.core import spaces
 from okura.core.indexes import Index, indexes_of
 from okura.core.streams import kinesis
@@ -43,31 +44,6 @@ class CatalogChanged(Exception):
         self.table = table
 
 
-# The ARN partitions of AWS's regions apart from the commercial one ("aws")
-_PARTITIONS = (("cn-", "aws-cn"), ("us-gov-", "aws-us-gov"), ("us-isob-", "aws-iso-b"),
-               ("us-isof-", "aws-iso-f"), ("eu-isoe-", "aws-iso-e"), ("us-iso-", "aws-iso"))
-
-
-def partition(region: str) -> str:
-    """The partition of a region's ARNs."""
-    for prefix, name in _PARTITIONS:
-        if region.startswith(prefix):
-            return name
-    return "aws"
-
-
-def is_local(arn: str, region: str, account: str) -> bool:
-    """Whether an ARN (arn:PARTITION:SERVICE:REGION:ACCOUNT:...) is of this region, its
-    partition and this account: only such an ARN names a table or stream served there."""
-    parts = arn.split(":", 5)
-    return len(parts) == 6 and (parts[1], parts[3], parts[4]) == (
-        partition(region), region, account)
-
-
-def table_arn(region: str, account: str, name: str) -> str:
-    return f"arn:{partition(region)}:dynamodb:{region}:{account}:table/{name}"
-
-
 class Table:
     """One table: its catalog document and what is derived from it once."""
 
@@ -82,7 +58,7 @@ class Table:
         self.region = region
         self.name = doc["TableName"]
         self.doc = doc
-        self.arn = table_arn(region, account, self.name)
+        self.arn = arns.table(region, account, self.name)
         types = {a["AttributeName"]: a["AttributeType"] for a in doc["AttributeDefinitions"]}
         schema = {k["KeyType"]: k["AttributeName"] for k in doc["KeySchema"]}
         self.hash_key = schema["HASH"]

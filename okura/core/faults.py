@@ -19,9 +19,8 @@ import math
 import random
 from typing import TYPE_CHECKING, Any, Callable
 
-from okura import errors
-from okura.core.catalog import table_arn
-from okura.core.resolve import table_name
+from okura import arns, errors
+from okura.core import resolve
 
 if TYPE_CHECKING:
     from okura.core.catalog import Table
@@ -160,8 +159,7 @@ class Rule:
 
     def addresses(self, table: str, index: str | None) -> bool:
         """Whether a request's table (name or ARN) and index are this rule's."""
-        if self.table is not None and table != self.table and not table.endswith(
-                ":table/" + self.table):
+        if self.table is not None and not arns.names_table(table, self.table):
             return False
         return self.index is None or index == self.index
 
@@ -295,7 +293,7 @@ class Faults:
         found = {}
         for name in {name for name, _, _ in targets if name}:
             try:
-                table = await ctx.db.catalog.get(ctx.region, table_name(ctx, name))
+                table = await resolve.found(ctx, name)
             except errors.DynamoError:
                 continue
             if table is not None:
@@ -328,7 +326,7 @@ class Faults:
         (table, index or None, partition key bytes or None)."""
         name, index_name, key = target
         try:
-            table = await ctx.db.catalog.get(ctx.region, table_name(ctx, name))
+            table = await resolve.found(ctx, name)
         except errors.DynamoError:
             return None
         if table is None:
@@ -362,10 +360,9 @@ class Faults:
         reasons = []
         if positions and targets[positions[0]][0]:
             table, index, _ = targets[positions[0]]
-            resource = table if table.startswith("arn:") else (
-                table_arn(ctx.region, ctx.account, table))
+            resource = arns.of_member(ctx.region, ctx.account, table)
             if index is not None:
-                resource += "/index/" + index
+                resource = arns.index(resource, index)
             kind = "Write" if ctx.operation in _WRITES else "Read"
             reasons.append({"reason": ("Index" if index is not None else "Table") + kind
                             + (rule.reason or cause), "resource": resource})

@@ -3,40 +3,38 @@ name or ARN), fast paths and PartiQL included. It notes the table in the request
 context, where metrics (and later access control) find it."""
 from __future__ import annotations
 
-import re
 from typing import Callable
 
-from okura import errors
-from okura.core.catalog import Table, is_local
+from okura import arns, errors
+from okura.core.catalog import Table
 from okura.core.context import Context
 
-TABLE_ARN = re.compile(
-    r"arn:(aws[a-z-]*):dynamodb:([a-z0-9-]+):(\d{12}):table/([a-zA-Z0-9_.-]{3,255})")
+Missing = Callable[[str], errors.DynamoError]  # the error for a table (named) not found
 
 
 def local_name(ctx: Context, value: str) -> str | None:
     """The table a TableName member names: a name (the request model checked it), or a
-    table ARN (arn:aws:dynamodb:region:account:table/NAME), whose NAME follows the same
-    rules: nothing else can name a table, or come to be one. None for an ARN of another
-    partition, region or account: it names no table this request may reach."""
-    if value.startswith("arn:"):
-        match = TABLE_ARN.fullmatch(value)
-        if match is None:
+    table ARN (arns.parse_table), whose NAME follows the same rules: nothing else can
+    name a table, or come to be one. None for an ARN of another partition, region or
+    account: it names no table this request may reach."""
+    if value.startswith(arns.PREFIX):
+        parsed = arns.parse_table(value)
+        if parsed is None:
             raise invalid_arn(value)
-        return match.group(4) if is_local(value, ctx.region, ctx.account) else None
+        return parsed.name if arns.is_local(value, ctx.region, ctx.account) else None
     return value
 
 
-def table_name(ctx: Context, value: str,
-               missing: Callable[[str], errors.DynamoError] | None = None) -> str:
+def table_name(ctx: Context, value: str, missing: Missing | None = None) -> str:
     """local_name, where an ARN of another partition, region or account gets what the
     operation answers for a table that does not exist: `missing(name)`, by default
     ResourceNotFoundException "Requested resource not found" (what users quote for
     another account's table; for another region or partition, unverified)."""
     name = local_name(ctx, value)
-    if name is None:
-        name = value.rpartition("/")[2]
-        raise errors.resource_not_found() if missing is None else missing(name)
+    if name is None:  # a table ARN of elsewhere: `missing` names its table
+        parsed = arns.parse_table(value)
+        assert parsed is not None
+        raise errors.resource_not_found() if missing is None else missing(parsed.name)
     return name
 
 
@@ -79,23 +77,27 @@ def held(ctx: Context, name: object) -> Table | None:
     return table
 
 
-async def existing(ctx: Context, value: str) -> Table:
-    """The table a control-plane request addresses, in any status."""
-    name = table_name(ctx, value, errors.table_not_found)
+async def found(ctx: Context, value: str, missing: Missing | None = None) -> Table | None:
+    """The table a name or ARN names, in any status, or None if there is none; not
+    noted (a restore's target, say, is not what the request is about). An ARN of another
+    partition, region or account raises as table_name does."""
+    return await ctx.db.catalog.get(ctx.region, table_name(ctx, value, missing))
+
+
+async def existing(ctx: Context, value: str, missing: Missing = errors.table_not_found) -> Table:
+    """The table a control-plane request addresses, in any status: `missing(name)` if
+    there is none (backups and point-in-time recovery answer TableNotFoundException)."""
+    name = table_name(ctx, value, missing)
     table = await ctx.db.catalog.get(ctx.region, name)
     if table is None:
-        raise errors.table_not_found(name)
+        raise missing(name)
     return _noted(ctx, table)
 
 
-async def by_arn(ctx: Context, arn: str) -> Table:
-    """The table a resource ARN names, in the request's region and account (tags)."""
-    match = TABLE_ARN.fullmatch(arn)
-    if match is None:
+async def by_arn(ctx: Context, arn: str, missing: Missing | None = None) -> Table:
+    """The table a resource ARN names (only an ARN may: tags, exports), in any status;
+    `missing(name)` if none, by default ResourceNotFoundException naming the ARN."""
+    if arns.parse_table(arn) is None:
         raise invalid_arn(arn)
-    table = None
-    if is_local(arn, ctx.region, ctx.account):
-        table = await ctx.db.catalog.get(ctx.region, match.group(4))
-    if table is None:
-        raise errors.resource_not_found(f"Requested resource not found: ResourcArn: {arn} not found")
-    return _noted(ctx, table)
+    return await existing(ctx, arn, missing or (lambda name: errors.resource_not_found(
+        f"Requested resource not found: ResourcArn: {arn} not found")))

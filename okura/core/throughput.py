@@ -31,7 +31,7 @@ import itertools
 import logging
 from typing import TYPE_CHECKING
 
-from okura import errors
+from okura import arns, errors
 from okura.core.catalog import DELETING
 from okura.errors import DynamoError
 
@@ -437,7 +437,7 @@ def _error(table: Table, index: Index | None, write: bool, limit: int) -> Dynamo
         return errors.throttling([])
     reason = ("Index" if index is not None else "Table") + ("Write" if write else "Read") + \
         _LIMITS[limit]
-    resource = table.arn if index is None else f"{table.arn}/index/{index.name}"
+    resource = table.arn if index is None else arns.index(table.arn, index.name)
     reasons = [{"reason": reason, "resource": resource}]
     if limit == _MAX:
         return errors.throttling(reasons)

@@ -4,9 +4,8 @@ from its point-in-time history, and answer at once with its description, IN_PROG
 core.transfer.exporter does the work in the background."""
 from __future__ import annotations
 
-from okura import errors, shapes
+from okura import arns, errors, shapes
 from okura.core import history as histories, jobs as background, resolve, spaces
-from okura.core.catalog import Table, is_local
 from okura.core.context import Context
 from okura.core.history import History
 from okura.core.transfer import jobs
@@ -15,20 +14,6 @@ from okura.operations.shared import transfer_jobs
 FULL, INCREMENTAL = "FULL_EXPORT", "INCREMENTAL_EXPORT"
 # An incremental export's window: "from 15 minutes up to 24 hours" (developer guide)
 SHORTEST_WINDOW, LONGEST_WINDOW = 15 * 60, 24 * 3600
-
-
-async def _table(ctx: Context, arn: str) -> Table:
-    match = resolve.TABLE_ARN.fullmatch(arn)
-    if match is None:
-        raise resolve.invalid_arn(arn)
-    name = match.group(4)
-    table = None
-    if is_local(arn, ctx.region, ctx.account):
-        table = await ctx.db.catalog.get(ctx.region, name)
-    if table is None:
-        raise errors.backup_table_not_found(name)
-    ctx.table = ctx.table or table
-    return table
 
 
 def _in_window(when: float, history: History, now: float, member: str) -> float:
@@ -61,7 +46,7 @@ def _incremental(body: dict, history: History, now: float) -> dict:
 
 async def handle(ctx: Context, body: dict) -> dict:
     shapes.check("ExportTableToPointInTime", body)
-    table = await _table(ctx, body["TableArn"])
+    table = await resolve.by_arn(ctx, body["TableArn"], errors.backup_table_not_found)
     history = await histories.of_table(ctx.db, table)
     if history is None:
         raise errors.point_in_time_recovery_unavailable(table.name)
@@ -74,7 +59,7 @@ async def handle(ctx: Context, body: dict) -> dict:
     earlier = await transfer_jobs.with_token(ctx, spaces.EXPORTS, body, errors.export_conflict)
     if earlier is not None:
         return {"ExportDescription": earlier["Description"]}
-    arn = f"{table.arn}/export/{background.fresh_id(now)}"
+    arn = arns.export(table.arn, background.fresh_id(now))
     description = {
         "ExportArn": arn,
         "ExportStatus": jobs.IN_PROGRESS,

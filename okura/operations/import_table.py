@@ -4,7 +4,7 @@ answers at once with the import's description, IN_PROGRESS. The table stays CREA
 not served, until the job (core.transfer.importer) ends."""
 from __future__ import annotations
 
-from okura import errors, shapes
+from okura import arns, errors, shapes
 from okura.core import spaces
 from okura.core.context import Context
 from okura.core import jobs as background
@@ -31,7 +31,7 @@ async def handle(ctx: Context, body: dict) -> dict:
     if table is None:
         raise errors.resource_in_use(f"Table already exists: {doc['TableName']}")  # unverified
     now = db.clock.now()
-    arn = f"{table.arn}/import/{background.fresh_id(now)}"
+    arn = arns.import_(table.arn, background.fresh_id(now))
     description = {
         "ImportArn": arn,
         "ImportStatus": jobs.IN_PROGRESS,
@@ -39,8 +39,7 @@ async def handle(ctx: Context, body: dict) -> dict:
         "TableId": doc["TableId"],
         "S3BucketSource": body["S3BucketSource"],
         "ErrorCount": 0,
-        "CloudWatchLogGroupArn": f"arn:aws:logs:{ctx.region}:{db.account}:log-group:"
-                                 f"{LOG_GROUP}:*",
+        "CloudWatchLogGroupArn": arns.log_group(ctx.region, db.account, LOG_GROUP),
         "InputFormat": body["InputFormat"],
         "InputCompressionType": body.get("InputCompressionType") or "NONE",
         "TableCreationParameters": parameters,

@@ -2,7 +2,7 @@
 (lower bound inclusive, upper exclusive) and type (USER unless asked), in pages."""
 from __future__ import annotations
 
-from okura import shapes
+from okura import arns, shapes
 from okura.core import backups, resolve
 from okura.core.context import Context
 from okura.operations.shared.backup_replies import backup_summary
@@ -19,7 +19,7 @@ async def handle(ctx: Context, body: dict) -> dict:
     kinds = _TYPES[body.get("BackupType") or "USER"]
     lower, upper = body.get("TimeRangeLowerBound"), body.get("TimeRangeUpperBound")
     start = body.get("ExclusiveStartBackupArn")
-    after = None if start is None else backups.backup_id_of(start)
+    after = None if start is None else arns.backup_id(start)
     found = [backup for backup in await backups.every(ctx.db, ctx.region)
              if backup.doc["Type"] in kinds
              and (named is None or backup.doc["Table"]["TableName"] == name)

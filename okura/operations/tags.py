@@ -1,8 +1,8 @@
 """TagResource, UntagResource and ListTagsOfResource on tables, named by ARN."""
 from __future__ import annotations
 
-from okura import errors, shapes
-from okura.core.catalog import ACTIVE, Table, is_local
+from okura import arns, errors, shapes
+from okura.core.catalog import ACTIVE, Table
 from okura.core import resolve
 from okura.core.context import Context
 from okura.operations.shared.table_rules import in_use
@@ -10,7 +10,7 @@ from okura.operations.shared.table_settings import merged_tags
 
 
 async def _table(ctx: Context, arn: str) -> Table:
-    if not arn.startswith("arn:"):  # recorded, before the ARN's parts are read
+    if not arn.startswith(arns.PREFIX):  # recorded, before the ARN's parts are read
         raise errors.validation(
             f"One or more parameter values were invalid: ARNs must start with 'arn:': {arn}")
     return await resolve.by_arn(ctx, arn)
@@ -46,14 +46,13 @@ async def list_tags_of_resource(ctx: Context, body: dict) -> dict:
     try:
         table = await _table(ctx, arn)
     except errors.DynamoError as error:
-        match = resolve.TABLE_ARN.fullmatch(arn)
-        if error.name != "ResourceNotFoundException" or match is None or \
-                not is_local(arn, ctx.region, ctx.account):
+        if error.name != "ResourceNotFoundException" or arns.parse_table(arn) is None or \
+                not arns.is_local(arn, ctx.region, ctx.account):
             raise
         # recorded: a table of the caller's region and account that does not exist is
         # AccessDenied (the caller named as the account's root: unverified)
         raise errors.access_denied(
-            f"User: arn:aws:iam::{ctx.account}:root is not authorized to perform: "
+            f"User: {arns.root(ctx.region, ctx.account)} is not authorized to perform: "
             f"dynamodb:ListTagsOfResource on resource: {arn}") from None
     return {"Tags": [{"Key": key, "Value": value}
                      for key, value in table.doc.get("Tags", {}).items()]}

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from okura import errors
+from okura import arns, errors
 from okura.shapes.nodes import Node, StructureNode, Violation, compile_shape, mismatch
 from okura.shapes.render import render
 
@@ -111,7 +111,7 @@ def check(operation: str, body: Any) -> None:
 def _names_valid(op: _Operation, body: dict) -> bool:
     for wire in op.names:
         name = body.get(wire)
-        if not (name is None or name.startswith("arn:")
+        if not (name is None or name.startswith(arns.PREFIX)
                 or (3 <= len(name) <= 255 and _NAME_RE.fullmatch(name) is not None)):
             return False
     return True
@@ -120,7 +120,7 @@ def _names_valid(op: _Operation, body: dict) -> bool:
 def _check_names(op: _Operation, body: dict, errs: list[Violation]) -> None:
     for wire in op.names:
         name = body.get(wire)
-        if name is None or name.startswith("arn:"):
+        if name is None or name.startswith(arns.PREFIX):
             continue
         path = wire[0].lower() + wire[1:]
         if len(name) < 3:

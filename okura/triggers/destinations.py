@@ -6,7 +6,7 @@ Lambda sends these to an SQS queue, SNS topic or S3 bucket; okura writes them
 - to a directory (`file:///abs/dir` or `/abs/dir`): one JSON file per record, named
   by its timestamp and request id; like Lambda's S3 destination it adds the
   invocation's `payload` (the event the function was given);
-- or to an okura table (`arn:aws:dynamodb:REGION:ACCOUNT:table/NAME`): one item per
+- or to an okura table (its ARN, of any partition): one item per
   record, its members as attributes; the table's partition key gets the request id,
   a string sort key the timestamp (a number sort key: epoch milliseconds).
 """
@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from okura import arns
 from okura.core import items
 from okura.core.context import Context
 from okura.core.items import Change
@@ -77,7 +78,7 @@ async def send(db: Database, destination: str, record: dict, event: dict) -> Non
     """Write one failure record; a destination that cannot take it is logged (the
     records are discarded then, as Lambda discards them when sending fails)."""
     try:
-        if destination.startswith("arn:aws:dynamodb:"):
+        if destination.startswith(arns.PREFIX):
             await _to_table(db, destination, record)
         else:
             _to_directory(destination.removeprefix("file://"), record, event)
@@ -98,9 +99,8 @@ def _to_directory(directory: str, record: dict, event: dict) -> None:
 
 
 async def _to_table(db: Database, arn: str, record: dict) -> None:
-    region = arn.split(":")[3]
-    name = arn.partition(":table/")[2]
-    table = await db.catalog.get(region, name)
+    parsed = arns.parse_table(arn)
+    table = None if parsed is None else await db.catalog.get(parsed.region, parsed.name)
     if table is None:
         raise LookupError(f"no table {arn}")
     item = {key: attribute(value) for key, value in record.items()}
@@ -110,5 +110,5 @@ async def _to_table(db: Database, arn: str, record: dict) -> None:
         moment = datetime.strptime(record["timestamp"], "%Y-%m-%dT%H:%M:%S.%f%z")
         item[table.range_key] = ({"S": record["timestamp"]} if table.range_type == "S" else
                                  {"N": str(int(moment.timestamp() * 1000))})
-    ctx = Context(db, "PutItem", region)
+    ctx = Context(db, "PutItem", table.region)
     await items.write_all(ctx, [Change(table, table.key_of(item), lambda old: item)])

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING
 
 import orjson
 
+from okura import arns
 from okura.core import leases
 from okura.core.spaces import EVENT_SOURCE_MAPPINGS, TRIGGER_CHECKPOINTS
-from okura.core.streams.state import stream_arn
 from okura.storage.engine import doc_of
 from okura.triggers import mappings
 from okura.triggers.delivery import Delivery
@@ -161,7 +161,7 @@ class Triggers:
                 table = await self.db.catalog.get(region, table_name)
                 if table is None or "StreamSpecification" not in table.doc:
                     continue
-                body = {**body, "EventSourceArn": stream_arn(
+                body = {**body, "EventSourceArn": arns.stream(
                     table.arn, table.doc["LatestStreamLabel"])}
             name = f"okura.toml:{body['FunctionName']}:{body['EventSourceArn']}"
             mapping_uuid = str(uuid.uuid5(uuid.NAMESPACE_URL, name))

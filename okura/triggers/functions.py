@@ -27,6 +27,8 @@ from urllib.parse import urlsplit
 
 import orjson
 
+from okura import arns
+
 log = logging.getLogger("okura.triggers")
 WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "worker.py")
 KINDS = ("handler", "command", "url")
@@ -61,7 +63,7 @@ class Function:
     idle: list[asyncio.subprocess.Process] = field(default_factory=list)
 
     def arn(self, region: str, account: str) -> str:
-        return f"arn:aws:lambda:{region}:{account}:function:{self.name}"
+        return arns.function(region, account, self.name)
 
     async def invoke(self, event: dict, region: str, account: str) -> Outcome:
         request_id = str(uuid.uuid4())

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
+from okura import arns
 from okura.core import leases
 from okura.core.catalog import CatalogChanged, Table
 from okura.core.spaces import KINESIS_LOGS
@@ -49,13 +50,12 @@ NO_ENDPOINT = "okura has no Kinesis endpoint to send records to (--kinesis-endpo
 
 def stream_name(arn: str, region: str) -> tuple[str | None, str | None]:
     """(the stream's name, None) for a Kinesis stream ARN of `region`; else (None, why)."""
-    parts = arn.split(":", 5)
-    if len(parts) != 6 or parts[0] != "arn" or parts[2] != "kinesis" or \
-            not parts[5].startswith("stream/") or "/" in parts[5][len("stream/"):]:
+    parsed = arns.parse_kinesis_stream(arn)
+    if parsed is None:
         return None, NOT_FOUND
-    if parts[3] != region:
+    if parsed[0] != region:
         return None, OTHER_REGION
-    return parts[5][len("stream/"):], None
+    return parsed[1], None
 
 
 class Kinesis:
@@ -213,7 +213,7 @@ class Destinations:
             doc = orjson.loads(raw)
             if doc["Disabled"] is not None:
                 continue
-            region = doc["TableArn"].split(":")[3]
+            region = arns.region_of(doc["TableArn"])
             table = await self.db.catalog.get(region, doc["TableName"])
             if table is not None and table.id != doc["TableId"]:
                 table = None

@@ -19,10 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from okura.core.catalog import is_local
+from okura import arns
 from okura.core.spaces import EVENT_SOURCE_MAPPINGS, TRIGGER_CHECKPOINTS
 from okura.core.streams import read
-from okura.core.streams.state import parse_arn
 from okura.storage.engine import doc_of
 from okura.triggers import filters
 
@@ -120,7 +119,7 @@ def function_name(given: Any) -> str:
         raise LambdaError(400, "ValidationException", "1 validation error detected: Value null "
                           "at 'functionName' failed to satisfy constraint: Member must not be "
                           "null")
-    name = given.rpartition("function:")[2] if "function:" in given else given
+    name = arns.function_name(given)
     if ":" in name:
         name, _, qualifier = name.partition(":")
         if qualifier != "$LATEST":
@@ -195,21 +194,21 @@ class Mappings:
         name = function_name(given)
         function = self.functions.get(name)
         if function is None:
-            raise not_found(f"Function not found: arn:aws:lambda:{region}:{self.db.account}"
-                            f":function:{name}")
+            raise not_found("Function not found: " + arns.function(region, self.db.account,
+                                                                   name))
         return function
 
     async def create(self, body: dict, region: str, mapping_uuid: str | None = None) -> dict:
         _check_shapes(body)
         arn = body.get("EventSourceArn")
-        if not isinstance(arn, str) or parse_arn(arn) is None:
+        if not isinstance(arn, str) or not arns.is_stream(arn):
             # Lambda's text for a source it cannot map (users' reports)
             raise invalid(f"Unrecognized event source, must be kinesis, dynamodb stream or sqs."
                           f" Unsupported source arn : {arn}")
         function = self._function(body.get("FunctionName"), region)
         # a stream of another region or account is out of reach, as in Lambda
         stream = await read.find(self.db, arn, self.db.clock.now() - self.db.stream_retention) \
-            if is_local(arn, region, self.db.account) else None
+            if arns.is_local(arn, region, self.db.account) else None
         if stream is None:
             raise invalid(f"Cannot access stream {arn}. Please ensure the role can perform the "
                           "GetRecords, GetShardIterator, DescribeStream, and ListStreams "
@@ -238,8 +237,8 @@ class Mappings:
             "Enabled": merged.get("Enabled", True), "LastModified": now,
             "LastProcessingResult": "No records processed", "State": CREATING,
             "StateTransitionReason": "USER_INITIATED",
-            "EventSourceMappingArn": f"arn:aws:lambda:{region}:{self.db.account}:"
-                                     f"event-source-mapping:{mapping_uuid}"})
+            "EventSourceMappingArn": arns.event_source_mapping(region, self.db.account,
+                                                               mapping_uuid)})
         shard = stream.doc["Shards"][0]
         horizon = now - self.db.stream_retention
         start = (read.latest_position(stream, stream.doc["Shards"][-1]) if position == "LATEST"

@@ -120,15 +120,38 @@ def test_a_stream_arn_of_another_region_account_or_partition_names_no_stream(
     assert len(their_streams.get_records(ShardIterator=iterator)["Records"]) == 1
 
 
-def test_a_table_arn_carries_its_regions_partition(server):
-    china = server.client(region="cn-north-1")
+@pytest.mark.parametrize("region,partition", [
+    ("us-east-1", "aws"), ("cn-north-1", "aws-cn"), ("us-gov-west-1", "aws-us-gov")])
+def test_arns_carry_their_regions_partition(server, region, partition):
+    client = server.client(region=region)
+    streams = server.client("dynamodbstreams", region=region)
     name = unique_name()
-    china.create_table(TableName=name, KeySchema=KEY, BillingMode="PAY_PER_REQUEST",
-                       AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}])
-    china.put_item(TableName=name, Item={"pk": {"S": "a"}})
-    arn = china.describe_table(TableName=name)["Table"]["TableArn"]
-    assert arn.startswith("arn:aws-cn:dynamodb:cn-north-1:")
-    assert china.get_item(TableName=arn, Key={"pk": {"S": "a"}})["Item"]
+    client.create_table(
+        TableName=name, KeySchema=KEY, BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        GlobalSecondaryIndexes=[{"IndexName": "again", "KeySchema": KEY,
+                                 "Projection": {"ProjectionType": "KEYS_ONLY"}}],
+        StreamSpecification={"StreamEnabled": True, "StreamViewType": "KEYS_ONLY"})
+    client.put_item(TableName=name, Item={"pk": {"S": "a"}})
+    table = client.describe_table(TableName=name)["Table"]
+    arn = table["TableArn"]
+    assert arn == f"arn:{partition}:dynamodb:{region}:000000000000:table/{name}"
+    assert table["GlobalSecondaryIndexes"][0]["IndexArn"] == arn + "/index/again"
+    assert table["LatestStreamArn"] == f"{arn}/stream/{table['LatestStreamLabel']}"
+    # each is addressed by its ARN, and only in its own partition
+    assert client.get_item(TableName=arn, Key={"pk": {"S": "a"}})["Item"]
+    client.tag_resource(ResourceArn=arn, Tags=[{"Key": "k", "Value": "v"}])
+    assert client.list_tags_of_resource(ResourceArn=arn)["Tags"] == [{"Key": "k", "Value": "v"}]
+    described = streams.describe_stream(StreamArn=table["LatestStreamArn"])["StreamDescription"]
+    assert described["TableName"] == name
+    listed = streams.list_streams(TableName=name)["Streams"]
+    assert [s["StreamArn"] for s in listed] == [table["LatestStreamArn"]]
+    backup = client.create_backup(TableName=arn, BackupName="bak")["BackupDetails"]["BackupArn"]
+    assert backup.startswith(arn + "/backup/")
+    assert client.describe_backup(BackupArn=backup)["BackupDescription"]["BackupDetails"][
+        "BackupArn"] == backup
+    other = "aws-cn" if partition != "aws-cn" else "aws"
     with pytest.raises(ClientError) as excinfo:
-        china.get_item(TableName=arn.replace("arn:aws-cn:", "arn:aws:"), Key={"pk": {"S": "a"}})
+        client.get_item(TableName=arn.replace(f"arn:{partition}:", f"arn:{other}:"),
+                        Key={"pk": {"S": "a"}})
     assert error_of(excinfo) == NOT_FOUND

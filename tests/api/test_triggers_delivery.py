@@ -172,6 +172,19 @@ def test_failure_record_into_an_okura_table(ddb, lam, out):
     assert item["DDBStreamBatchInfo"]["M"]["batchSize"] == {"N": "1"}
 
 
+def test_failure_record_into_a_table_of_another_partition(node, out):
+    # an aws-cn table's ARN names a table (it was taken for a directory's name)
+    ddb, lam = node.client(region="cn-north-1"), node.client("lambda", region="cn-north-1")
+    destination, _ = stream_table(ddb)
+    arn = ddb.describe_table(TableName=destination)["Table"]["TableArn"]
+    assert arn.startswith("arn:aws-cn:dynamodb:cn-north-1:")
+    table, _ = mapped(ddb, lam, "fail_on_bad", MaximumRetryAttempts=0, DestinationConfig={
+        "OnFailure": {"Destination": arn}})
+    put_many(ddb, table, [{"pk": {"S": "only"}, "fail": {"S": "always"}}])
+    items = wait_for(lambda: ddb.scan(TableName=destination)["Items"], what="the failure item")
+    assert items[0]["requestContext"]["M"]["condition"] == {"S": "RetryAttemptsExhausted"}
+
+
 @function_side
 def test_report_batch_item_failures_redelivers_from_the_failed_item(node, ddb, lam, out):
     table, _ = mapped(ddb, lam, "partial", BatchSize=10, MaximumBatchingWindowInSeconds=300,

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import orjson
 
+from okura import arns
 from okura.core.sealed import Seal
 from okura.core.spaces import KINESIS_LOGS, STREAMS
-from okura.core.streams.state import (RECORDS, Stream, load_stream, parse_arn, record_rk,
-                                      region_prefix)
+from okura.core.streams.state import RECORDS, Stream, load_stream, record_rk, region_prefix
 from okura.storage import keys
 from okura.storage.engine import doc_of
 
@@ -62,7 +62,7 @@ class Trimmed(Exception):
 
 async def find(db: Database, arn: str, horizon: float) -> Stream | None:
     """The readable stream of an ARN, or None (never existed, or aged out)."""
-    named = parse_arn(arn)
+    named = arns.parse_stream(arn)
     if named is None:
         return None
     async with db.engine.reader() as unit:
@@ -82,7 +82,7 @@ async def listing(db: Database, region: str, table_name: str | None, after: str 
         lo = lo + keys.terminated(table_name.encode())
         hi = keys.prefix_end(lo)
     start = None
-    named = parse_arn(after) if after is not None else None
+    named = arns.parse_stream(after) if after is not None else None
     if named is not None:
         start = (region_prefix(named[0]) + keys.terminated(named[1].encode()),
                  named[2].encode())

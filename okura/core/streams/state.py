@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
+from okura import arns
 from okura.core.spaces import STREAMS
 from okura.storage import keys
 from okura.storage.engine import Transaction, doc_of
@@ -60,23 +61,6 @@ def parse_sequence(text: str) -> int | None:
     return seq if 0 < seq < 2 ** 63 else None
 
 
-def stream_arn(table_arn: str, label: str) -> str:
-    return f"{table_arn}/stream/{label}"
-
-
-def parse_arn(arn: str) -> tuple[str, str, str] | None:
-    """(region, table name, label) of a stream ARN, or None if it is not one."""
-    parts = arn.split(":", 5)
-    # any partition (aws, aws-cn, aws-us-gov), as table ARNs take
-    if len(parts) != 6 or parts[0] != "arn" or not parts[1].startswith("aws") or \
-            parts[2] != "dynamodb":
-        return None
-    table, sep, label = parts[5].partition("/stream/")
-    if not sep or not table.startswith("table/") or not label:
-        return None
-    return parts[3], table[len("table/"):], label
-
-
 def new_shard(now: float, start: int, parent: str | None) -> dict:
     """A shard's state: `Start` is the sequence counter of its first record, `End` of
     its last once closed (Start - 1 when it closed empty)."""
@@ -111,7 +95,7 @@ class Stream:
 
     @property
     def arn(self) -> str:
-        return stream_arn(self.doc["TableArn"], self.doc["Label"])
+        return arns.stream(self.doc["TableArn"], self.doc["Label"])
 
     @property
     def open_shard(self) -> dict | None:

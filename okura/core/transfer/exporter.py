@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
+from okura import arns
 from okura.core import history as histories, spaces
 from okura.core.transfer import formats, jobs
 from okura.core.transfer.objects import StoreError
@@ -59,7 +60,7 @@ def _root(description: dict) -> str:
 
 def folder(description: dict) -> str:
     """The key prefix of the export's own objects."""
-    return _root(description) + description["ExportArn"].rpartition("/")[2] + "/"
+    return _root(description) + arns.job_id(description["ExportArn"]) + "/"
 
 
 def _data_folder(description: dict) -> str:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
+from okura import arns
 from okura.core import items, spaces
 from okura.core.catalog import Table
 from okura.core.context import Context
@@ -36,7 +37,7 @@ BATCH = 100    # items per storage transaction
 
 def error_log(db: Database, description: dict) -> str:
     return os.path.join(db.transfers.error_logs,
-                        description["ImportArn"].rpartition("/")[2] + ".log")
+                        arns.job_id(description["ImportArn"]) + ".log")
 
 
 class _Source:

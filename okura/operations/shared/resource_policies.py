@@ -4,11 +4,10 @@ and its policy, kept in the table's catalog document (core.catalog.POLICIES), so
 node sharing the database sees it."""
 from __future__ import annotations
 
-from okura import errors
+from okura import arns, errors
 from okura.core import resolve
 from okura.core.catalog import ACTIVE, POLICIES, Table
 from okura.core.context import Context
-from okura.core.streams.state import parse_arn
 from okura.operations.shared.table_rules import in_use
 from okura.operations.streams import existing_stream
 
@@ -17,10 +16,9 @@ NO_POLICY = "NO_POLICY"  # ExpectedRevisionId: attach only where no policy is
 
 async def resource(ctx: Context, arn: str) -> tuple[Table, str]:
     """(the table, the key of the resource's policy: the table's ARN or the stream's)."""
-    if parse_arn(arn) is not None:
-        stream = await existing_stream(ctx, arn)
-        region, name, _label = parse_arn(arn)  # type: ignore[misc]  # checked just above
-        table = await ctx.db.catalog.get(region, name)
+    if arns.is_stream(arn):
+        stream = await existing_stream(ctx, arn)  # of the request's region
+        table = await resolve.found(ctx, stream.doc["TableName"])
         if table is None:
             raise errors.resource_not_found(
                 f"Requested resource not found: Stream: {arn} not found")  # unverified

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from okura import arns
 from okura.core.catalog import ACTIVE, PRIVATE, Table
 from okura.operations.shared import table_settings
 
@@ -30,7 +31,7 @@ async def describe(db: Database, table: Table, counts: bool = True,
             description[kind] = [_index(table, index, stats.get(ids.get(index["IndexName"])))
                                  for index in description[kind]]
     if "LatestStreamLabel" in doc:
-        description["LatestStreamArn"] = f"{table.arn}/stream/{doc['LatestStreamLabel']}"
+        description["LatestStreamArn"] = arns.stream(table.arn, doc["LatestStreamLabel"])
     return description
 
 
@@ -43,7 +44,7 @@ def _warm(owner: dict, status: str) -> dict:
 
 
 def _index(table: Table, index: dict, stats: tuple[int, int] | None) -> dict:
-    described = dict(index, IndexArn=f"{table.arn}/index/{index['IndexName']}")
+    described = dict(index, IndexArn=arns.index(table.arn, index["IndexName"]))
     if index.get("IndexStatus") == ACTIVE:
         described.pop("Backfilling", None)  # recorded: an ACTIVE index has no Backfilling
     if "IndexStatus" in index:  # a global index

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import time
 
-from okura import errors
+from okura import arns, errors
 
 _INVALID = "One or more parameter values were invalid: "
 MAX_TAGS = 50
@@ -66,16 +66,7 @@ def sse(spec: dict | None, region: str, account: str) -> dict:
     if key is None:
         key = "alias/aws/dynamodb"
     return {"SSEDescription": {"Status": "ENABLED", "SSEType": "KMS",
-                               "KMSMasterKeyArn": kms_arn(key, region, account)}}
-
-
-def kms_arn(key: str, region: str, account: str) -> str:
-    """A KMS key id, alias or ARN as the ARN DynamoDB reports."""
-    if key.startswith("arn:"):
-        return key
-    if key.startswith("alias/"):
-        return f"arn:aws:kms:{region}:{account}:{key}"
-    return f"arn:aws:kms:{region}:{account}:key/{key}"
+                               "KMSMasterKeyArn": arns.kms_key(key, region, account)}}
 
 
 def merged_tags(current: dict, tags: list[dict]) -> dict:

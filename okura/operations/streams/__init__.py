@@ -2,11 +2,10 @@
 operation, and what they share."""
 from __future__ import annotations
 
-from okura import errors
-from okura.core.catalog import is_local
+from okura import arns, errors
 from okura.core.context import Context
 from okura.core.streams import read
-from okura.core.streams.state import Stream, parse_arn
+from okura.core.streams.state import Stream
 
 
 def horizon(ctx: Context) -> float:
@@ -28,7 +27,7 @@ def check_limit(body: dict, maximum: int) -> int:
 
 def check_arn(arn: str) -> None:
     """A StreamArn member must be a stream's ARN (users' reports quote the message)."""
-    if parse_arn(arn) is None:
+    if not arns.is_stream(arn):
         raise errors.validation("Invalid StreamArn")
 
 
@@ -37,7 +36,7 @@ async def existing_stream(ctx: Context, arn: str) -> Stream:
     any other, like one that does not exist, is not found."""
     check_arn(arn)
     stream = await read.find(ctx.db, arn, horizon(ctx)) \
-        if is_local(arn, ctx.region, ctx.account) else None
+        if arns.is_local(arn, ctx.region, ctx.account) else None
     if stream is None:
         raise errors.resource_not_found(
             f"Requested resource not found: Stream: {arn} not found")  # unverified
