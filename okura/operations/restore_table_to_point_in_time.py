@@ -20,8 +20,8 @@ async def _source(ctx: Context, body: dict) -> tuple[dict, history.History | Non
     name = resolve.table_name(ctx, arn, errors.backup_table_not_found) \
         if arn is not None else name
     assert name is not None
-    table = await ctx.db.catalog.get(ctx.region, name)
-    if table is not None and not table.gone(ctx.clock.now()):
+    table = await resolve.found(ctx, name)
+    if table is not None:
         ctx.table = table
         return table.doc, await history.of_table(ctx.db, table), table.arn
     deleted = await history.of_deleted(ctx.db, ctx.region, name)

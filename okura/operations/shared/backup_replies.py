@@ -12,13 +12,7 @@ from okura.core.context import Context
 async def source_table(ctx: Context, value: str) -> Table:
     """The table a backup or point-in-time operation names: TableNotFoundException
     if there is none (these operations do not answer ResourceNotFoundException)."""
-    name = resolve.table_name(ctx, value, errors.backup_table_not_found)
-    table = await ctx.db.catalog.get(ctx.region, name)
-    if table is None or table.gone(ctx.clock.now()):
-        raise errors.backup_table_not_found(name)
-    if ctx.table is None:
-        ctx.table = table
-    return table
+    return await resolve.existing(ctx, value, errors.backup_table_not_found)
 
 
 async def continuous_backups(ctx: Context, table: Table) -> dict:
