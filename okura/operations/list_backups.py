@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from okura import arns, shapes
-from okura.core import backups, resolve
+from okura.core import backups, paging, resolve
 from okura.core.context import Context
 from okura.operations.shared.backup_replies import backup_summary
 
@@ -18,16 +18,15 @@ async def handle(ctx: Context, body: dict) -> dict:
     name = None if named is None else resolve.local_name(ctx, named)
     kinds = _TYPES[body.get("BackupType") or "USER"]
     lower, upper = body.get("TimeRangeLowerBound"), body.get("TimeRangeUpperBound")
-    start = body.get("ExclusiveStartBackupArn")
-    after = None if start is None else arns.backup_id(start)
-    found = [backup for backup in await backups.every(ctx.db, ctx.region)
+    found = [backup for backup in await backups.every(ctx.db, ctx.region)  # in id order
              if backup.doc["Type"] in kinds
              and (named is None or backup.doc["Table"]["TableName"] == name)
              and (lower is None or backup.doc["Created"] >= lower)
-             and (upper is None or backup.doc["Created"] < upper)
-             and (after is None or backup.doc["Id"] > after)]
-    limit = body.get("Limit")
-    reply: dict = {"BackupSummaries": [backup_summary(b) for b in found[:limit]]}
-    if limit is not None and len(found) > limit:
-        reply["LastEvaluatedBackupArn"] = found[limit - 1].arn
+             and (upper is None or backup.doc["Created"] < upper)]
+    start = body.get("ExclusiveStartBackupArn")
+    chosen, last = paging.page(found, body.get("Limit"), paging.after(
+        [backup.doc["Id"] for backup in found], None if start is None else arns.backup_id(start)))
+    reply: dict = {"BackupSummaries": [backup_summary(b) for b in chosen]}
+    if last is not None:
+        reply["LastEvaluatedBackupArn"] = last.arn
     return reply

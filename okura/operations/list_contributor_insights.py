@@ -3,7 +3,7 @@ region (or of one table) and of their global secondary indexes, a page at a time
 from __future__ import annotations
 
 from okura import errors, shapes
-from okura.core import resolve
+from okura.core import paging, resolve
 from okura.core.context import Context
 from okura.operations.shared.contributor_insights import summary
 
@@ -29,8 +29,8 @@ async def handle(ctx: Context, body: dict) -> dict:
         start = seal.opened(_NEXT_TOKEN, token)
         if type(start) is not int or start > len(summaries):
             raise errors.validation("Invalid NextToken")  # unverified
-    size = body.get("MaxResults") or DEFAULT_PAGE
-    out: dict = {"ContributorInsightsSummaries": summaries[start:start + size]}
-    if start + size < len(summaries):
-        out["NextToken"] = seal.token(_NEXT_TOKEN, start + size)
+    chosen, last = paging.page(summaries, body.get("MaxResults") or DEFAULT_PAGE, start)
+    out: dict = {"ContributorInsightsSummaries": chosen}
+    if last is not None:  # the place after it
+        out["NextToken"] = seal.token(_NEXT_TOKEN, start + len(chosen))
     return out

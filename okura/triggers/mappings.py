@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from okura import arns
+from okura.core import paging
 from okura.core.spaces import EVENT_SOURCE_MAPPINGS, TRIGGER_CHECKPOINTS
 from okura.core.streams import read
 from okura.storage.engine import doc_of
@@ -194,8 +195,8 @@ class Mappings:
         name = function_name(given)
         function = self.functions.get(name)
         if function is None:
-            raise not_found("Function not found: " + arns.function(region, self.db.account,
-                                                                   name))
+            raise not_found(
+                f"Function not found: {arns.function(region, self.db.account, name)}")
         return function
 
     async def create(self, body: dict, region: str, mapping_uuid: str | None = None) -> dict:
@@ -265,13 +266,12 @@ class Mappings:
         found = [doc for doc in await every(self.db) if doc["Region"] == region
                  and (arn is None or doc["EventSourceArn"] == arn)
                  and (name is None or doc["Function"] == name)]
-        start = 0
-        if marker:
-            start = next((i + 1 for i, doc in enumerate(found) if doc["UUID"] == marker), 0)
-        page = found[start:start + limit]
+        # after a marker not listed (any more): from the start
+        start = paging.following([doc["UUID"] for doc in found], marker) or 0
+        page, last = paging.page(found, limit, start)
         reply: dict = {"EventSourceMappings": [await self.shown(doc) for doc in page]}
-        if start + limit < len(found):
-            reply["NextMarker"] = page[-1]["UUID"]
+        if last is not None:
+            reply["NextMarker"] = last["UUID"]
         return reply
 
     async def update(self, mapping_uuid: str, body: dict, region: str) -> dict:

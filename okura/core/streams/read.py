@@ -72,32 +72,26 @@ async def find(db: Database, arn: str, horizon: float) -> Stream | None:
     return stream
 
 
-async def listing(db: Database, region: str, table_name: str | None, after: str | None,
-                  limit: int, horizon: float) -> tuple[list[Stream], bool]:
+async def listing(db: Database, region: str, table_name: str | None,
+                  horizon: float) -> list[Stream]:
     """Readable streams of a region (of one table name if given), in (table name,
-    label) order, after the stream ARN `after`; and whether more follow."""
+    label) order."""
     lo = region_prefix(region)
-    hi = keys.prefix_end(lo)
     if table_name is not None:
         lo = lo + keys.terminated(table_name.encode())
-        hi = keys.prefix_end(lo)
+    hi = keys.prefix_end(lo)
     start = None
-    named = arns.parse_stream(after) if after is not None else None
-    if named is not None:
-        start = (region_prefix(named[0]) + keys.terminated(named[1].encode()),
-                 named[2].encode())
     found: list[Stream] = []
     async with db.engine.reader() as unit:
-        while len(found) <= limit:
+        while True:
             rows = await unit.scan(STREAMS, start, lo, hi, _CHUNK)
             for _, _, _, doc in rows:
                 stream = Stream(region, orjson.loads(doc))
                 if not stream.gone(horizon):
                     found.append(stream)
             if len(rows) < _CHUNK:
-                break
+                return found
             start = rows[-1][:2]
-    return found[:limit], len(found) > limit
 
 
 def _is_trimmed(raw: bytes, horizon: float) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import orjson
 
 from okura import errors
+from okura.core import paging
 from okura.core.context import Context
 from okura.core.transfer import jobs
 
@@ -64,15 +65,16 @@ def page(ctx: Context, records: list[dict], token: str | None, limit: int, arn_m
     `hexed` (ListImports' model asks for hex digits in groups of 16, at least 112)."""
     seal = ctx.db.seal
     purpose = arn_member.encode()
-    start = 0
+    after = None
     if token is not None:
         after = seal.hex_opened(purpose, token) if hexed else seal.opened(purpose, token)
-        arns = [record["Description"][arn_member] for record in records]
-        if after is None or after not in arns:
+        if after is None:
             raise errors.validation("Invalid NextToken")  # unverified
-        start = arns.index(after) + 1
-    chosen = records[start:start + limit]
-    if start + limit >= len(records) or not chosen:
+    start = paging.following([record["Description"][arn_member] for record in records], after)
+    if start is None:
+        raise errors.validation("Invalid NextToken")  # unverified
+    chosen, last = paging.page(records, limit, start)
+    if last is None:
         return chosen, None
-    arn = chosen[-1]["Description"][arn_member]
+    arn = last["Description"][arn_member]
     return chosen, seal.hex_token(purpose, arn, 56) if hexed else seal.token(purpose, arn)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from okura import errors, shapes
+from okura.core import paging
 from okura.core.context import Context
 from okura.core.streams.state import sequence_number
 from okura.operations.streams import check_limit, existing_stream, horizon
@@ -41,16 +42,16 @@ async def handle(ctx: Context, body: dict) -> dict:
     child_of = (shard_filter or {}).get("ShardId")
     if child_of is not None:
         shards = [shard for shard in shards if shard["Parent"] == child_of]
-    after = body.get("ExclusiveStartShardId")
-    if after is not None:
-        ids = [shard["Id"] for shard in shards]
-        shards = shards[ids.index(after) + 1:] if after in ids else []
+    # after a shard not listed (any more): none
+    start = paging.following([shard["Id"] for shard in shards],
+                             body.get("ExclusiveStartShardId"))
+    chosen, last = paging.page(shards, limit, len(shards) if start is None else start)
     doc = stream.doc
     description = {
         "StreamArn": stream.arn, "StreamLabel": doc["Label"], "StreamStatus": stream.status(),
         "StreamViewType": doc["ViewType"], "CreationRequestDateTime": doc["Created"],
         "TableName": doc["TableName"], "KeySchema": doc["KeySchema"],
-        "Shards": [shard_description(shard) for shard in shards[:limit]]}
-    if len(shards) > limit:
-        description["LastEvaluatedShardId"] = shards[limit - 1]["Id"]
+        "Shards": [shard_description(shard) for shard in chosen]}
+    if last is not None:
+        description["LastEvaluatedShardId"] = last["Id"]
     return {"StreamDescription": description}
