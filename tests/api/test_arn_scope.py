@@ -131,13 +131,16 @@ def test_arns_carry_their_regions_partition(server, region, partition):
         AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
         GlobalSecondaryIndexes=[{"IndexName": "again", "KeySchema": KEY,
                                  "Projection": {"ProjectionType": "KEYS_ONLY"}}],
-        StreamSpecification={"StreamEnabled": True, "StreamViewType": "KEYS_ONLY"})
+        StreamSpecification={"StreamEnabled": True, "StreamViewType": "KEYS_ONLY"},
+        SSESpecification={"Enabled": True, "SSEType": "KMS"})
     client.put_item(TableName=name, Item={"pk": {"S": "a"}})
     table = client.describe_table(TableName=name)["Table"]
     arn = table["TableArn"]
     assert arn == f"arn:{partition}:dynamodb:{region}:000000000000:table/{name}"
     assert table["GlobalSecondaryIndexes"][0]["IndexArn"] == arn + "/index/again"
     assert table["LatestStreamArn"] == f"{arn}/stream/{table['LatestStreamLabel']}"
+    assert table["SSEDescription"]["KMSMasterKeyArn"] == \
+        f"arn:{partition}:kms:{region}:000000000000:alias/aws/dynamodb"
     # each is addressed by its ARN, and only in its own partition
     assert client.get_item(TableName=arn, Key={"pk": {"S": "a"}})["Item"]
     client.tag_resource(ResourceArn=arn, Tags=[{"Key": "k", "Value": "v"}])

@@ -178,8 +178,10 @@ def test_failure_record_into_a_table_of_another_partition(node, out):
     destination, _ = stream_table(ddb)
     arn = ddb.describe_table(TableName=destination)["Table"]["TableArn"]
     assert arn.startswith("arn:aws-cn:dynamodb:cn-north-1:")
-    table, _ = mapped(ddb, lam, "fail_on_bad", MaximumRetryAttempts=0, DestinationConfig={
-        "OnFailure": {"Destination": arn}})
+    table, mapping_uuid = mapped(ddb, lam, "fail_on_bad", MaximumRetryAttempts=0,
+                                 DestinationConfig={"OnFailure": {"Destination": arn}})
+    assert lam.get_event_source_mapping(UUID=mapping_uuid)["FunctionArn"] == \
+        "arn:aws-cn:lambda:cn-north-1:000000000000:function:fail_on_bad"
     put_many(ddb, table, [{"pk": {"S": "only"}, "fail": {"S": "always"}}])
     items = wait_for(lambda: ddb.scan(TableName=destination)["Items"], what="the failure item")
     assert items[0]["requestContext"]["M"]["condition"] == {"S": "RetryAttemptsExhausted"}
