@@ -22,6 +22,7 @@ from okura.core.history import keep as keep_histories
 from okura.core.shared_budgets import Sharing
 from okura.core.transfer.objects import store_for
 from okura.core.ttl.sweeper import Sweeper
+from okura.last_resort import StderrHandler, log_unexpected, loop_exception_handler
 from okura.access.guard import Guard
 from okura.server import auth, startup, tls
 from okura.server.browsers import Browsers
@@ -104,15 +105,19 @@ class App:
             error = refused
             return error.status, error.body()
         except Exception:
-            log.exception("internal error in %s (request %s)", target,
-                          request.request_id.decode())
+            log_unexpected(log, "internal error in %s (request %s)", target,
+                           request.request_id.decode())
             error = errors.internal_server_error()
             return error.status, error.body()
         finally:
-            # (not below 0 where the wall clock stepped back meanwhile)
-            self.metrics.request(request, max(0.0, time() - started), error)
-            if self.insight_tables:
-                self.db.insights.observe(request, body)
+            try:  # the request's reply stands whatever its bookkeeping meets
+                # (not below 0 where the wall clock stepped back meanwhile)
+                self.metrics.request(request, max(0.0, time() - started), error)
+                if self.insight_tables:
+                    self.db.insights.observe(request, body)
+            except Exception:
+                log_unexpected(log, "recording %s (request %s) failed", target,
+                               request.request_id.decode())
 
     @staticmethod
     def _note_region(request: Request) -> None:
@@ -173,6 +178,8 @@ async def serve(settings: Settings, ready: Callable[[int], None] | None = None,
     """Serve until SIGINT or SIGTERM, or until `stop` is set (a server embedded in a
     thread of another program: okura/embedded.py); `ready` is told the port once okura
     listens. A start-up mistake raises StartupError, before any data is touched."""
+    loop = asyncio.get_running_loop()
+    loop.set_exception_handler(loop_exception_handler)  # what escapes is logged, never fatal
     known = identities_of(settings)  # the auth config and TLS, checked before anything is
     secure = tls.context(settings)   # claimed
     claimed = startup.Claimed(settings)
@@ -197,7 +204,6 @@ async def serve(settings: Settings, ready: Callable[[int], None] | None = None,
     claimed.log_requests(app)
     if settings.seed:
         await claimed.seed(db)
-    loop = asyncio.get_running_loop()
     owned = stop is None  # okura owns the process
     if stop is None:
         # Everything made so far (modules, the request model, ...) lives as long as the
@@ -256,7 +262,7 @@ async def serve(settings: Settings, ready: Callable[[int], None] | None = None,
 
 
 def run(settings: Settings) -> None:
-    logging.basicConfig(level=settings.log_level.upper(),
+    logging.basicConfig(level=settings.log_level.upper(), handlers=[StderrHandler()],
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         check_triggers(settings)

@@ -26,6 +26,7 @@ from okura.core.capacity import Ledger
 from okura.core.context import Context
 from okura.core.database import Database
 from okura.core.faults import DropConnection, service_unavailable
+from okura.last_resort import log_unexpected
 from okura.server import admin, console, lambda_api, prometheus
 from okura.server.codings import (  # decode_body: app.py takes it from here
     COMPRESS_OVER, MAX_BODY, accepted, compress, decode_body)
@@ -252,6 +253,9 @@ class HttpProtocol(asyncio.Protocol):
                 return
         try:
             self.parser.feed_data(data)
+        except httptools.HttpParserCallbackError:  # a bug in a callback below
+            self._broken()
+            return
         except (httptools.HttpParserUpgrade, httptools.HttpParserError):
             self._fail_connection(400)
             return
@@ -314,44 +318,49 @@ class HttpProtocol(asyncio.Protocol):
 
     # request handling
     def _start(self, item):
-        method, url, headers, body, keep_alive = item
-        host = headers.get("host")
-        if host not in self.hosts and not self.app.browsers.host_allowed(host):
-            self._refuse(host, keep_alive)
-            return
-        if url != b"/":  # DynamoDB's requests go to "/": one comparison on their path
-            if method == b"OPTIONS" and "origin" in headers:
-                self._other_method(method, url, headers, keep_alive)
-                return
-            if url.startswith(admin.PREFIX):
-                self._own(admin.handle(self.app, method, url, body, headers), b"application/json",
-                          method, headers, keep_alive, self._cors(headers, True))
-                return
-            if url.startswith(lambda_api.PREFIX):
-                self._own(lambda_api.handle(self.app, method, url, headers, body),
-                          b"application/json", method, headers, keep_alive)
-                return
-        if method != b"POST":
-            path = url.partition(b"?")[0]
-            if path == prometheus.PATH and method in (b"GET", b"HEAD"):
-                self._own(prometheus.reply(self.app.db), prometheus.CONTENT_TYPE, method,
-                          headers, keep_alive)
-            elif (path.startswith(console.PREFIX) and method in (b"GET", b"HEAD")
-                  and self.app.settings.console):
-                self._page(console.page(path), method, keep_alive)
-            else:
-                self._other_method(method, path, headers, keep_alive)
-            return
-        request = Request(self.app.db, headers, next(self.app.request_ids), self.local_address)
-        coro = self.app.dispatch(request, body)
         try:
-            awaited = coro.send(None)
-        except StopIteration as stop:
-            self._reply(request, stop.value, keep_alive)
-            return
-        self.busy = True
-        task = asyncio.ensure_future(_finish(coro, awaited))
-        task.add_done_callback(lambda done: self._finished(request, done, keep_alive))
+            method, url, headers, body, keep_alive = item
+            host = headers.get("host")
+            if host not in self.hosts and not self.app.browsers.host_allowed(host):
+                self._refuse(host, keep_alive)
+                return
+            if url != b"/":  # DynamoDB's requests go to "/": one comparison on their path
+                if method == b"OPTIONS" and "origin" in headers:
+                    self._other_method(method, url, headers, keep_alive)
+                    return
+                if url.startswith(admin.PREFIX):
+                    self._own(admin.handle(self.app, method, url, body, headers),
+                              b"application/json", method, headers, keep_alive,
+                              self._cors(headers, True))
+                    return
+                if url.startswith(lambda_api.PREFIX):
+                    self._own(lambda_api.handle(self.app, method, url, headers, body),
+                              b"application/json", method, headers, keep_alive)
+                    return
+            if method != b"POST":
+                path = url.partition(b"?")[0]
+                if path == prometheus.PATH and method in (b"GET", b"HEAD"):
+                    self._own(prometheus.reply(self.app.db), prometheus.CONTENT_TYPE, method,
+                              headers, keep_alive)
+                elif (path.startswith(console.PREFIX) and method in (b"GET", b"HEAD")
+                      and self.app.settings.console):
+                    self._page(console.page(path), method, keep_alive)
+                else:
+                    self._other_method(method, path, headers, keep_alive)
+                return
+            request = Request(self.app.db, headers, next(self.app.request_ids),
+                              self.local_address)
+            coro = self.app.dispatch(request, body)
+            try:
+                awaited = coro.send(None)
+            except StopIteration as stop:
+                self._reply(request, stop.value, keep_alive)
+                return
+            self.busy = True
+            task = asyncio.ensure_future(_finish(coro, awaited))
+            task.add_done_callback(lambda done: self._finished(request, done, keep_alive))
+        except Exception:  # a bug: answered, and the connection ends (its state is suspect)
+            self._broken()
 
     def _finished(self, request, task, keep_alive):
         self.busy = False
@@ -359,6 +368,9 @@ class HttpProtocol(asyncio.Protocol):
             result = task.result()
         except DropConnection:  # an injected fault: the connection ends, no reply
             self._emit(lambda closing, error: b"", False)
+            return
+        except Exception:  # dispatch answers every failure: this is a bug past it
+            self._broken()
             return
         self._reply(request, result, keep_alive)
         self._start_queued()
@@ -433,7 +445,7 @@ class HttpProtocol(asyncio.Protocol):
             result = task.result()
             status, reply, more = result[0], result[1], result[2:]
         except Exception:
-            log.exception("internal error in %s", method.decode("latin-1"))
+            log_unexpected(log, "internal error in %s", method.decode("latin-1"))
             status, reply = 500, b'{"error": "internal error"}'
         # (status, body) or (status, body, more header lines)
         request_id, extra = next(self.app.request_ids), cors + b"".join(more)
@@ -470,28 +482,40 @@ class HttpProtocol(asyncio.Protocol):
             held.append((self, slot))
 
     def _finish(self, slot: list, commit_error) -> None:
-        """Build a queued reply's bytes, and write those now due."""
+        """Build a queued reply's bytes, and write those now due. Never raises: other
+        connections' replies are finished by the same loop (Outbox.release, a group
+        commit's waiters)."""
         try:
             slot[0] = slot[2](slot[1], commit_error)
         except Exception:  # a bug: end the connection rather than stall its replies
-            log.exception("a reply could not be built")
+            log_unexpected(log, "a reply could not be built")
             slot[:2] = b"", True
         replies = self.replies
-        while replies and replies[0][0] is not None:
-            data, closing, _ = replies.popleft()
-            if self.sink is not None:
-                self.sink.write(data)
-                if closing:
-                    self.sink.close()
-                    self.sink = None
+        try:
+            while replies and replies[0][0] is not None:
+                data, closing, _ = replies.popleft()
+                if self.sink is not None:
+                    self.sink.write(data)
+                    if closing:
+                        self.sink.close()
+                        self.sink = None
+        except Exception:  # uvloop's write raises once the transport has closed itself
+            log_unexpected(log, "a reply could not be written")
+            self.close_now()
 
     def _reply(self, request, result, keep_alive):
         cors = self.app.browsers.cors(request.headers) if "origin" in request.headers else b""
         self._emit(partial(_api_reply, request, result, cors), keep_alive)
 
+    def _broken(self) -> None:
+        """A bug in the HTTP front or past dispatch's catch-all, the exception being
+        handled: logged, answered InternalServerError, and the connection ends, its state
+        not to be trusted. The server serves on."""
+        log_unexpected(log, "internal error in the HTTP front")
+        self._fail_connection(500)
+
     def _fail_connection(self, status):
-        error = (errors.request_too_large() if status == 413 else service_unavailable()
-                 if status == 503 else errors.serialization("Malformed HTTP request"))  # unverified
+        error = _CONNECTION_ERRORS.get(status, _malformed)()
         request_id, cors = next(self.app.request_ids), self._cors(self.headers)
         self._emit(lambda closing, commit_error: _reply_bytes(
             error.status, error.body(), closing, _JSON, request_id, cors), False)
@@ -512,6 +536,16 @@ class HttpProtocol(asyncio.Protocol):
         self.closing = True
         if not self.busy:
             self._emit(lambda closing, error: b"", False)
+
+
+# What a connection ended by okura is answered: 400 Malformed HTTP request (unverified)
+# unless one of these.
+_CONNECTION_ERRORS = {413: errors.request_too_large, 503: service_unavailable,
+                      500: errors.internal_server_error}
+
+
+def _malformed() -> errors.DynamoError:
+    return errors.serialization("Malformed HTTP request")  # unverified
 
 
 def _folded(pieces: list) -> bytearray:

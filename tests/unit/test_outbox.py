@@ -140,3 +140,30 @@ def test_shutdown_keeps_the_order_of_replies_held_and_committed(tmp_path):
             assert transport.closed
 
     asyncio.run(run())
+
+
+class ClosedTransport(Transport):
+    """uvloop's transport once it has closed itself (the peer reset), before asyncio
+    has told the protocol: a write raises."""
+
+    def write(self, data: bytes) -> None:
+        raise RuntimeError("unable to perform operation on <TCPTransport closed=True>; "
+                           "the handler is closed")
+
+
+def test_a_reply_that_cannot_be_written_holds_back_no_other(caplog):
+    """The outbox, like a group commit, finishes several connections' replies in one
+    loop: one connection's failed write (logged) must not lose the others'."""
+    async def run():
+        async with app_on(Settings(memory=True)) as app:
+            closed, closed_out = HttpProtocol(app), ClosedTransport()
+            closed.connection_made(closed_out)
+            other, other_out = connect(app)
+            closed.data_received(post("ListTables", {}))
+            other.data_received(post("ListTables", {}))
+            await settle()
+            assert kinds(other_out) == ["TableNames"]
+            assert closed_out.closed
+
+    asyncio.run(run())
+    assert "a reply could not be written" in caplog.text
