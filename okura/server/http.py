@@ -67,13 +67,11 @@ _JSON_HEADS = {status: _head(status, _JSON) for status in _STATUS}  # formatted 
 _WANTED = {name.encode(): name for name in (
     "x-amz-target", "authorization", "x-amz-date", "date", "content-encoding", "host",
     "origin", "access-control-request-method", "access-control-request-headers",
-    "accept-encoding", "content-type")}
+    "accept-encoding", "content-type", "content-length")}
 # Header names as SDKs spell them, looked up before lower-casing: what they stand for
 # ("": not read).
 _SPELLED = {**_WANTED, **{name.title(): wanted for name, wanted in _WANTED.items()},
-            **dict.fromkeys((b"Content-Length", b"User-Agent", b"content-length",
-                             b"user-agent",
-                             b"Connection", b"Accept",
+            **dict.fromkeys((b"User-Agent", b"user-agent", b"Connection", b"Accept",
                              b"amz-sdk-invocation-id", b"amz-sdk-request",
                              b"X-Amz-Security-Token", b"x-amz-security-token"), "")}
 
@@ -295,6 +293,9 @@ class HttpProtocol(asyncio.Protocol):
     def on_headers_complete(self):
         self.head = None
         self.wire = 0
+        length = self.headers.get("content-length")  # digits: httptools checks them
+        if length is not None and int(length) > MAX_BODY:
+            self._fail_connection(413)  # at once: none of a body refused is read
 
     def on_body(self, body):
         self.body.append(body)

@@ -1,10 +1,11 @@
 """Work per request stays linear in its size and bounded: compressed bodies of any
-member count, chunked bodies of any chunk count, request heads (server/http.py,
-server/codings.py). Each case is timed against a body of the same kind, as a ratio, so
+member count, chunked bodies of any chunk count, request heads, a body's announced
+length (server/http.py, server/codings.py). Each case is timed against a body of the same kind, as a ratio, so
 that a loaded machine slows both alike."""
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import socket
 import time
@@ -13,6 +14,8 @@ import pytest
 
 from conftest import Server
 from test_protocol import SIGNED
+
+from okura.server.codings import MAX_BODY
 
 INTERNAL_ERROR = b'{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError"'
 
@@ -46,9 +49,13 @@ def fastest(server, data: bytes, times: int = 3) -> tuple[float, bytes]:
     return min(exchange(server, data) for _ in range(times))
 
 
-def signed(body: bytes, *headers: bytes) -> bytes:
+def signed_head(length: int, *headers: bytes) -> bytes:
     return (b"POST / HTTP/1.1\r\nHost: localhost\r\n" + SIGNED + b"".join(headers)
-            + b"Content-Length: %d\r\n\r\n" % len(body) + body)
+            + b"Content-Length: %d\r\n\r\n" % length)
+
+
+def signed(body: bytes, *headers: bytes) -> bytes:
+    return signed_head(len(body), *headers) + body
 
 
 def test_gzip_bodies_of_many_members_cost_no_more_than_one_member(front):
@@ -118,3 +125,22 @@ def test_request_heads_over_16_kb_are_refused(front):
         refused = time.perf_counter() - started
     assert received.startswith(b"HTTP/1.1 400 ") or received == b""
     assert refused < 50 * small + 0.5, (refused, small)
+
+
+def test_a_body_longer_than_any_request_is_refused_on_its_headers(front):
+    """A Content-Length over the largest request okura takes (BatchWriteItem's 16 MB and
+    its envelope) is answered 413 as soon as the headers arrive, and the connection
+    closed: none of the body is waited for (a gigabyte's length got no answer while its
+    first 8 MB arrived, and kept its connection open)."""
+    for length in (MAX_BODY + 1, 1_000_000_000):
+        with socket.create_connection(("127.0.0.1", front.port), timeout=5) as sock:
+            sock.sendall(signed_head(length))  # the headers alone: the reply may not wait
+            received = b""
+            while chunk := sock.recv(65536):  # to the end: okura closes the connection
+                received += chunk
+        head, _, body = received.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 413 ") and b"\r\nConnection: close" in head
+        assert json.loads(body) == {
+            "__type": "com.amazon.coral.service#RequestEntityTooLargeException",
+            "message": "Request entity too large"}
+    assert exchange(front, signed(b"{}"))[1].startswith(b"HTTP/1.1 200 ")
