@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import http.client
+import importlib
 import json
 import os
 import socket
@@ -26,6 +28,28 @@ settings.load_profile("okura")
 BACKENDS = ["memory", "sqlite", "postgres"]
 POSTGRES_HOST = "127.0.0.1:5432"
 POSTGRES_USERS = ("postgres", "root")
+NO_POSTGRES = (f"no PostgreSQL server accepts user {' or '.join(POSTGRES_USERS)} without a "
+               f"password on {POSTGRES_HOST}")
+
+
+def unavailable(reason: str, requirement: str = "OKURA_REQUIRE_TOOLS"):
+    """A test cannot run for want of a server or tool: it is skipped, saying why, or
+    fails where the environment variable `requirement` is 1 (`.ci/run` sets
+    OKURA_REQUIRE_POSTGRES and OKURA_REQUIRE_TOOLS: CI runs everything it has)."""
+    __tracebackhide__ = True  # the report names the test's line, not this one
+    if os.environ.get(requirement) == "1":
+        pytest.fail(f"{reason}, and {requirement}=1 makes that a failure")
+    pytest.skip(reason, allow_module_level=True)
+
+
+def imported(module: str, reason: str):
+    """The module, else the test unavailable for `reason` (at a test module's top level
+    too)."""
+    __tracebackhide__ = True
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        unavailable(reason)
 
 
 def free_port() -> int:
@@ -156,19 +180,25 @@ async def _drop_database(name: str) -> None:
         await admin.close()
 
 
-@pytest.fixture(scope="session")
-def postgres_url():
-    """A PostgreSQL database of this test session's own, dropped at its end."""
+@contextlib.contextmanager
+def new_database():
+    """The URL of a new PostgreSQL database, dropped after; without a PostgreSQL server
+    the test is unavailable."""
     name = f"okura_test_{uuid.uuid4().hex[:12]}"
     url = asyncio.run(_create_database(name))
     if url is None:
-        reason = (f"no PostgreSQL server accepts user {' or '.join(POSTGRES_USERS)} "
-                  f"without a password on {POSTGRES_HOST}")
-        if os.environ.get("OKURA_REQUIRE_POSTGRES") == "1":
-            pytest.fail(f"{reason}, and OKURA_REQUIRE_POSTGRES=1 makes that a failure")
-        pytest.skip(reason)
-    yield url
-    asyncio.run(_drop_database(name))
+        unavailable(NO_POSTGRES, "OKURA_REQUIRE_POSTGRES")
+    try:
+        yield url
+    finally:
+        asyncio.run(_drop_database(name))
+
+
+@pytest.fixture(scope="session")
+def postgres_url():
+    """A PostgreSQL database of this test session's own, dropped at its end."""
+    with new_database() as url:
+        yield url
 
 
 @pytest.fixture(scope="session", params=BACKENDS)
@@ -232,7 +262,7 @@ def pytest_terminal_summary(terminalreporter):
     """`-q` hides skips: say when the PostgreSQL cases were skipped for want of a server
     (README.md, Tests, says what they need)."""
     skipped = [report for report in terminalreporter.stats.get("skipped", [])
-               if "no PostgreSQL server" in str(report.longrepr)]
+               if NO_POSTGRES in str(report.longrepr)]
     if skipped:
         terminalreporter.write_line(
             f"{len(skipped)} PostgreSQL tests skipped: no PostgreSQL server on "

@@ -2,28 +2,22 @@
 module's own whose clock the tests move (the shared server's clock stays put)."""
 from __future__ import annotations
 
-import asyncio
+import contextlib
 import http.client
 import json
-import uuid
 
 import pytest
-from conftest import BACKENDS, Server, _create_database, _drop_database
+from conftest import BACKENDS, Server, new_database
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
 def clocked(request, tmp_path_factory):
     """start(*flags) -> a new server on this backend (own database), stopped at the end."""
-    started, databases = [], []
+    started, databases = [], contextlib.ExitStack()
 
     def start(*flags: str) -> Server:
         if request.param == "postgres":
-            name = f"okura_test_{uuid.uuid4().hex[:12]}"
-            url = asyncio.run(_create_database(name))
-            if url is None:
-                pytest.skip("no PostgreSQL server")
-            databases.append(name)
-            instance = Server("--postgres", url, *flags)
+            instance = Server("--postgres", databases.enter_context(new_database()), *flags)
         elif request.param == "memory":
             instance = Server(*flags)
         else:
@@ -34,8 +28,7 @@ def clocked(request, tmp_path_factory):
     yield start
     for instance in started:
         instance.stop()
-    for name in databases:
-        asyncio.run(_drop_database(name))
+    databases.close()
 
 
 def admin(server, method: str, body: bytes | None = None,

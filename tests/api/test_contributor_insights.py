@@ -4,16 +4,14 @@ catalog (every backend), and the most accessed and throttled keys a node counts
 (GET /okura/contributor-insights/<table>, docs/contributor-insights.md)."""
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 import time
 import urllib.request
-import uuid
 
 import pytest
 from botocore.exceptions import ClientError
-from conftest import Server, _create_database, _drop_database, error_of, unique_name
+from conftest import Server, error_of, new_database, unique_name
 
 
 def _gsi_table(ddb) -> str:
@@ -170,15 +168,11 @@ def _faults(server, method: str, rule=None) -> None:
 
 @pytest.fixture(scope="module")
 def two_nodes():
-    name = f"okura_test_{uuid.uuid4().hex[:12]}"
-    url = asyncio.run(_create_database(name))
-    if url is None:
-        pytest.skip("no PostgreSQL server: two nodes need a shared database")
-    started = [Server("--postgres", url), Server("--postgres", url)]
-    yield started
-    for node in started:
-        node.stop()
-    asyncio.run(_drop_database(name))
+    with new_database() as url:
+        started = [Server("--postgres", url), Server("--postgres", url)]
+        yield started
+        for node in started:
+            node.stop()
 
 
 def test_nodes_share_the_setting_and_count_their_own_requests(two_nodes):

@@ -1,7 +1,8 @@
 """Kinesis streaming destinations: the four operations with DynamoDB's statuses and
 messages, and change records delivered in DynamoDB's Kinesis record format to a
 Kinesis-compatible server (kinesalite, installed in kinesalite/ with `npm ci` from the
-committed package-lock.json; skipped when node or npm is missing).
+committed package-lock.json; skipped when node or npm is missing, a failure with
+OKURA_REQUIRE_TOOLS=1).
 
 DynamoDB's behaviour relied on (recorded against DynamoDB, ack-api-quirks findings
 DDB-TABLE-299..304, 318, 319, 442): Enable answers ENABLING and checks the stream after
@@ -11,20 +12,19 @@ entries stay listed and a new Enable of their stream replaces them; a destinatio
 ApproximateCreationDateTimePrecision only once one was given (none means MILLISECOND)."""
 from __future__ import annotations
 
-import asyncio
+import contextlib
 import json
 import os
 import shutil
 import subprocess
 import time
-import uuid
 
 import boto3
 import pytest
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
-from conftest import (BACKENDS, Server, _create_database, _drop_database, error_of, free_port,
+from conftest import (BACKENDS, Server, error_of, free_port, new_database, unavailable,
                       unique_name)
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kinesalite")
@@ -169,13 +169,13 @@ def test_a_stream_arn_shorter_than_37_characters(server, table):
 def kinesalite_url():
     node, npm = shutil.which("node"), shutil.which("npm")
     if node is None or npm is None:
-        pytest.skip("node or npm is not installed: no Kinesis-compatible server to test with")
+        unavailable("node or npm is not installed: no Kinesis-compatible server to test with")
     if not os.path.isdir(os.path.join(HERE, "node_modules", "kinesalite")):
         done = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=HERE,
                               capture_output=True, text=True, timeout=300)
         if done.returncode != 0:
             last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-            pytest.skip(f"npm ci could not install kinesalite (registry unreachable?): {last}")
+            unavailable(f"npm ci could not install kinesalite (registry unreachable?): {last}")
     port = free_port()
     process = subprocess.Popen(
         [node, os.path.join(HERE, "node_modules", "kinesalite", "cli.js"), "--port", str(port),
@@ -215,21 +215,15 @@ def streaming(request, kinesalite_url, tmp_path_factory):
     """An okura server sending to kinesalite. On PostgreSQL in a database of its own:
     the session's other servers, with no Kinesis endpoint, would fail its destinations."""
     extra = ("--kinesis-endpoint", kinesalite_url)
-    database = None
-    if request.param == "postgres":
-        request.getfixturevalue("postgres_url")  # skips when there is no PostgreSQL
-        database = f"okura_kinesis_{uuid.uuid4().hex[:12]}"
-        url = asyncio.run(_create_database(database))
-        assert url is not None
-        instance = Server(*extra, "--postgres", url)
-    elif request.param == "memory":
-        instance = Server(*extra)
-    else:
-        instance = Server(*extra, data_dir=str(tmp_path_factory.mktemp("kinesis")))
-    yield instance
-    instance.stop()
-    if database is not None:
-        asyncio.run(_drop_database(database))
+    with contextlib.ExitStack() as database:
+        if request.param == "postgres":
+            instance = Server(*extra, "--postgres", database.enter_context(new_database()))
+        elif request.param == "memory":
+            instance = Server(*extra)
+        else:
+            instance = Server(*extra, data_dir=str(tmp_path_factory.mktemp("kinesis")))
+        yield instance
+        instance.stop()
 
 
 def enabled(ddb, kinesis) -> tuple[str, str, str]:

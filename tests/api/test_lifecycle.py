@@ -11,7 +11,7 @@ import time
 import pytest
 from botocore.exceptions import BotoCoreError, ClientError
 
-from tests.conftest import Server, free_port
+from tests.conftest import Server, free_port, unavailable
 
 KEY = [{"AttributeName": "pk", "KeyType": "HASH"}]
 ATTRS = [{"AttributeName": "pk", "AttributeType": "S"}]
@@ -69,7 +69,7 @@ def test_signals_stop_the_server_cleanly(tmp_path, sig):
 def test_console_script_serves(tmp_path):
     script = shutil.which("okura")
     if script is None:
-        pytest.skip("the okura console script is not installed (pip install -e .)")
+        unavailable("the okura console script is not installed (pip install -e .)")
     server = Server(program=(script,))
     try:
         assert server.client().list_tables()["TableNames"] == []

@@ -13,12 +13,11 @@ import socket
 import threading
 import time
 import urllib.request
-import uuid
 
 import asyncpg
 import pytest
 from botocore.exceptions import ClientError
-from conftest import Server, _create_database, _drop_database, error_of, unique_name
+from conftest import Server, error_of, new_database, unique_name
 from test_streams import read_all, stream_table
 
 from okura.core import leases
@@ -29,13 +28,8 @@ TTL_LEASE_TIME = 30  # seconds: the sweeper's lease at the --ttl-interval used h
 
 @pytest.fixture(scope="module")
 def database():
-    name = f"okura_test_{uuid.uuid4().hex[:12]}"
-    url = asyncio.run(_create_database(name))
-    if url is None:
-        pytest.skip("no PostgreSQL server on 127.0.0.1:5432: several nodes need a shared "
-                    "database")
-    yield url
-    asyncio.run(_drop_database(name))
+    with new_database() as url:
+        yield url
 
 
 def start(url: str) -> Server:

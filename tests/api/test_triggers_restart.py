@@ -3,12 +3,10 @@ checkpoint is in storage), and on PostgreSQL exactly one node delivers a mapping
 another takes over when that node dies."""
 from __future__ import annotations
 
-import asyncio
 import signal
-import uuid
 
 import pytest
-from conftest import Server, _create_database, _drop_database
+from conftest import Server, new_database
 from test_clock import advance
 from test_streams import stream_table
 from triggers_common import config, keys_delivered, put_many, wait_for
@@ -51,12 +49,8 @@ def test_kill_9_and_restart_loses_nothing(tmp_path):
 
 @pytest.fixture
 def database():
-    name = f"okura_test_{uuid.uuid4().hex[:12]}"
-    url = asyncio.run(_create_database(name))
-    if url is None:
-        pytest.skip("no PostgreSQL server")
-    yield url
-    asyncio.run(_drop_database(name))
+    with new_database() as url:
+        yield url
 
 
 def test_one_node_delivers_and_another_takes_over(tmp_path, database):

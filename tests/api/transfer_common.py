@@ -2,16 +2,14 @@
 a test's own, and waiting for a job to end."""
 from __future__ import annotations
 
-import asyncio
 import gzip
 import json
 import time
-import uuid
 from pathlib import Path
 
 import pytest
 
-from conftest import Server, _create_database, _drop_database
+from conftest import Server, new_database
 
 BUCKET = "bucket-one"
 
@@ -20,12 +18,8 @@ BUCKET = "bucket-one"
 def own_database():
     """A PostgreSQL database of the module's own: every node on a database works its
     export and import jobs, so one with other buckets must not share it."""
-    name = f"okura_test_{uuid.uuid4().hex[:12]}"
-    url = asyncio.run(_create_database(name))
-    if url is None:
-        pytest.skip("no PostgreSQL server on 127.0.0.1:5432")
-    yield url
-    asyncio.run(_drop_database(name))
+    with new_database() as url:
+        yield url
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])

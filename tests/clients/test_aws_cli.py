@@ -1,7 +1,7 @@
 """The AWS CLI (v1, from PyPI: the test extra) against okura: README's quick start
 verbatim, then a script of create / put / query / scan with pagination / a global
 secondary index / delete, with the CLI's shorthand syntax, waiters and paginator.
-Skipped when awscli is not installed."""
+Skipped when awscli is not installed, a failure with OKURA_REQUIRE_TOOLS=1."""
 from __future__ import annotations
 
 import json
@@ -12,8 +12,9 @@ import sys
 
 import pytest
 from clients_common import endpoint  # noqa: F401 - a fixture
+from conftest import imported
 
-pytest.importorskip("awscli", reason="the AWS CLI (pip install awscli) is not installed")
+imported("awscli", "the AWS CLI (pip install awscli) is not installed")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))

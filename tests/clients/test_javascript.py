@@ -1,7 +1,8 @@
 """The JavaScript SDK v3 (client, paginators, waiters, DocumentClient, Streams) through
 node, from tests/clients/js. Its packages are installed there with `npm ci` from the
 committed package-lock.json on the first run (node_modules/ is git-ignored); skipped when
-node or npm is missing or the registry cannot be reached."""
+node or npm is missing or the registry cannot be reached, a failure with
+OKURA_REQUIRE_TOOLS=1."""
 from __future__ import annotations
 
 import json
@@ -9,8 +10,8 @@ import os
 import shutil
 import subprocess
 
-import pytest
 from clients_common import endpoint  # noqa: F401 - a fixture
+from conftest import unavailable
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "js")
 NODE = shutil.which("node")
@@ -22,19 +23,19 @@ def _installed() -> None:
         return
     npm = shutil.which("npm")
     if npm is None:
-        pytest.skip("npm is not installed: the JavaScript SDK cannot be installed")
+        unavailable("npm is not installed: the JavaScript SDK cannot be installed")
     done = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=HERE,
                           capture_output=True, text=True, timeout=300)
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        pytest.skip(f"npm ci could not install the JavaScript SDK (registry unreachable?): "
+        unavailable(f"npm ci could not install the JavaScript SDK (registry unreachable?): "
                     f"{last}")
 
 
-@pytest.mark.skipif(NODE is None, reason="node is not installed")
 def test_the_javascript_sdk_v3(endpoint):
+    if NODE is None:
+        unavailable("node is not installed")
     _installed()
-    assert NODE is not None
     done = subprocess.run([NODE, "dynamodb.mjs", endpoint, "js-orders"], cwd=HERE,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr

@@ -1,13 +1,14 @@
 """PynamoDB (the test extra) against okura: models with a global secondary index, create
 and wait, save with conditions, update actions, query and scan with paging, batch,
-transactions, delete. Skipped when pynamodb is not installed."""
+transactions, delete. Skipped when pynamodb is not installed, a failure with
+OKURA_REQUIRE_TOOLS=1."""
 from __future__ import annotations
 
 import pytest
 from clients_common import endpoint  # noqa: F401 - a fixture
+from conftest import imported
 
-pynamodb = pytest.importorskip("pynamodb", reason="PynamoDB (pip install pynamodb) is not "
-                                                  "installed")
+pynamodb = imported("pynamodb", "PynamoDB (pip install pynamodb) is not installed")
 from pynamodb.attributes import (ListAttribute, MapAttribute, NumberAttribute,  # noqa: E402
                                  UnicodeAttribute, UnicodeSetAttribute)
 from pynamodb.connection import Connection  # noqa: E402

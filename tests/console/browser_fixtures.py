@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Server
+from conftest import Server, imported, unavailable
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "console"
 # Each wait on the page gives up after this long (ms): conditions, never sleeps.
@@ -41,8 +41,8 @@ def console_server(tmp_path_factory):
 def browser():
     executable = chromium_path()
     if executable is None:
-        pytest.skip("no Chromium installed (apt-get install chromium, or set OKURA_CHROMIUM)")
-    sync_api = pytest.importorskip("playwright.sync_api")
+        unavailable("no Chromium installed (apt-get install chromium, or set OKURA_CHROMIUM)")
+    sync_api = imported("playwright.sync_api", "Playwright (the test extra) is not installed")
     with sync_api.sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=executable, headless=True,
                                               args=["--no-sandbox"])

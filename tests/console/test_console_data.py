@@ -9,9 +9,9 @@ import pytest
 from botocore.exceptions import ClientError
 
 from browser_fixtures import browser, console_server, page, screenshot  # noqa: F401 (fixtures)
-from conftest import Server
+from conftest import Server, imported
 
-expect = pytest.importorskip("playwright.sync_api").expect
+expect = imported("playwright.sync_api", "Playwright (the test extra) is not installed").expect
 
 
 def _get(port: int, path: str) -> tuple[int, dict, bytes]:

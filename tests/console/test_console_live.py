@@ -6,11 +6,10 @@ import json
 import time
 import urllib.request
 
-import pytest
-
 from browser_fixtures import browser, console_server, page, screenshot  # noqa: F401 (fixtures)
+from conftest import imported
 
-expect = pytest.importorskip("playwright.sync_api").expect
+expect = imported("playwright.sync_api", "Playwright (the test extra) is not installed").expect
 
 
 def _table(ddb, name: str, **extra) -> None:

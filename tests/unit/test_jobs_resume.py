@@ -7,11 +7,10 @@ nor restored into a table being created (TableInUseException)."""
 from __future__ import annotations
 
 import asyncio
-import uuid
 
 import orjson
 import pytest
-from conftest import _create_database, _drop_database
+from conftest import new_database
 
 from in_process import app_on, memory_app
 from okura.config import Settings
@@ -47,12 +46,8 @@ def settings(request, tmp_path):
     if request.param == "sqlite":
         yield Settings(data_dir=str(tmp_path))
         return
-    name = f"okura_test_{uuid.uuid4().hex[:12]}"
-    url = asyncio.run(_create_database(name))
-    if url is None:
-        pytest.skip("no PostgreSQL server")
-    yield Settings(postgres=url)
-    asyncio.run(_drop_database(name))
+    with new_database() as url:
+        yield Settings(postgres=url)
 
 
 def test_a_backup_resumes_after_a_restart(settings):
