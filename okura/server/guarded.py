@@ -40,7 +40,7 @@ class GuardedProtocol(HttpProtocol):
         wanted = _WANTED.get(name)
         if wanted is not None:
             self.headers[wanted] = value.decode("latin-1")
-        elif name == b"expect":
+        elif name == b"expect" or name == b"content-length":
             self._unusual_header(name, value)
 
     def on_message_complete(self):
