@@ -13,6 +13,7 @@ import time
 import pytest
 
 from conftest import Server
+from test_access import start
 from test_protocol import SIGNED
 
 from okura.server.codings import MAX_BODY
@@ -127,14 +128,26 @@ def test_request_heads_over_16_kb_are_refused(front):
     assert refused < 50 * small + 0.5, (refused, small)
 
 
-def test_a_body_longer_than_any_request_is_refused_on_its_headers(front):
+@pytest.fixture(scope="module")
+def guarded_front(tmp_path_factory):
+    """A server with auth on: its front reads every header itself (server/guarded.py)."""
+    server = start(tmp_path_factory, "enforce")
+    yield server
+    server.stop()
+
+
+@pytest.mark.parametrize("which", ["front", "guarded_front"])
+def test_a_body_longer_than_any_request_is_refused_on_its_headers(request, which):
     """A Content-Length over the largest request okura takes (BatchWriteItem's 16 MB and
     its envelope) is answered 413 as soon as the headers arrive, and the connection
     closed: none of the body is waited for (a gigabyte's length got no answer while its
     first 8 MB arrived, and kept its connection open)."""
-    for length in (MAX_BODY + 1, 1_000_000_000):
+    front = request.getfixturevalue(which)
+    for length, spelled in ((MAX_BODY + 1, b"Content-Length"),
+                            (1_000_000_000, b"CONTENT-LENGTH")):  # as SDKs spell it, or not
+        head = signed_head(length).replace(b"Content-Length", spelled)
         with socket.create_connection(("127.0.0.1", front.port), timeout=5) as sock:
-            sock.sendall(signed_head(length))  # the headers alone: the reply may not wait
+            sock.sendall(head)  # the headers alone: the reply may not wait
             received = b""
             while chunk := sock.recv(65536):  # to the end: okura closes the connection
                 received += chunk
@@ -143,4 +156,7 @@ def test_a_body_longer_than_any_request_is_refused_on_its_headers(front):
         assert json.loads(body) == {
             "__type": "com.amazon.coral.service#RequestEntityTooLargeException",
             "message": "Request entity too large"}
-    assert exchange(front, signed(b"{}"))[1].startswith(b"HTTP/1.1 200 ")
+    # and it serves on (with auth on, the test's made-up signature is refused)
+    served = exchange(front, signed(b"{}"))[1]
+    assert served.startswith(b"HTTP/1.1 200 ") if which == "front" else (
+        b"InvalidSignatureException" in served), served[:400]
