@@ -75,11 +75,12 @@ class Table:
         self.snapshots = tuple(int(space) for space in doc.get("Snapshots", ()))
         self.history: int | None = doc["PointInTime"]["Log"] if "PointInTime" in doc else None
         # Whether every write must know the item it replaces (to move index entries,
-        # to describe the change in a stream record, to keep it in a snapshot).
+        # to describe the change in a stream record, to keep it in a snapshot, to move
+        # its TTL expiry entry).
         # Whether its changes go to a Kinesis destination's change log.
         self.to_kinesis = kinesis.capturing(doc)
         self.observes_old = bool(self.indexes) or "StreamSpecification" in doc or bool(
-            self.snapshots) or self.to_kinesis
+            self.snapshots) or self.to_kinesis or "TimeToLive" in doc
         # DynamoDB serves a table's data while it is ACTIVE or UPDATING, and reports one
         # being created or deleted as not found: it serves from this clock reading on
         # (0: already, so the hot path reads no clock; inf: never).
@@ -213,9 +214,10 @@ class Catalog:
         version = None
         invalidations = self._invalidations
         async with self.engine.transaction() as unit:
-            # Its rows, its indexes' entries and its item-collection sizes (-id).
+            # Its rows, its indexes' entries, its item-collection sizes (-id) and its
+            # TTL expiry index.
             for tid in (table.id, *table.doc.get("IndexIds", {}).values(),
-                        spaces.collections_of(table.id)):
+                        spaces.collections_of(table.id), spaces.expiry_of(table.id)):
                 await unit.drop_rows(tid)
             if finished:
                 await unit.catalog_delete(table.id)

@@ -3,13 +3,12 @@ and users can move it forward (TTL expiry, stream retention, status delays).
 
 On storage shared by several nodes the offset (how far the clock runs ahead of
 real time) is shared too: it lives in one storage row, `advance` moves it there
-under a row lock, and every node re-reads it every REFRESH seconds (`follow`).
+under a row lock, and every node re-reads it every REFRESH seconds (`refresh`, a
+background duty).
 `now()` itself never touches storage: it is on every request's path.
 """
 from __future__ import annotations
 
-import asyncio
-import logging
 import time
 
 from okura.core.spaces import CLOCK
@@ -17,7 +16,6 @@ from okura.storage.engine import Engine, doc_of
 
 _HK, _RK = b"clock", b""
 REFRESH = 0.2  # seconds: a move through one node shows on the others within this
-log = logging.getLogger("okura.clock")
 
 
 class Clock:
@@ -57,17 +55,6 @@ class Clock:
             raw = doc_of(await unit.get(CLOCK, _HK, _RK))
         if raw is not None:
             self.offset = max(self.offset, float(raw))
-
-    async def follow(self) -> None:
-        """Refresh every REFRESH seconds until cancelled."""
-        while True:
-            await asyncio.sleep(REFRESH)
-            try:
-                await self.refresh()
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("reading the shared clock failed; retrying")
 
     async def _move(self, seconds: float) -> None:
         # Moves through several nodes add up: each starts from the larger of the

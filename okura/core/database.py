@@ -8,11 +8,13 @@ from okura.core.index_jobs import IndexJobs
 from okura.core.insights import Insights
 from okura.core.jobs import Runner
 from okura.core.metrics import Metrics
+from okura.core.scheduler import Scheduler
 from okura.core.sealed import Seal, load
 from okura.core.throughput import OFF, Throughput
 from okura.core.transfer import exporter, importer  # noqa: F401 (their job kinds)
 from okura.core.transfer.jobs import Transfers
 from okura.core.transfer.objects import LocalStore, ObjectStore
+from okura.core.ttl.expiry import Due
 from okura.storage.engine import Engine
 
 
@@ -30,7 +32,10 @@ class Database:
         self.metrics = Metrics(self.clock)
         self.catalog = Catalog(engine, self.clock, account)
         self.index_jobs = IndexJobs(self)
-        self.jobs = Runner(self)  # background jobs (core/jobs.py): the server runs it
+        # the one scheduler of background work (core/scheduler.py): the server adds duties
+        self.background = Scheduler(self)
+        self.jobs = Runner(self)  # background jobs (core/jobs.py): a duty of the server's
+        self.ttl_due = Due()  # when each TTL table's next item expires (core/ttl/expiry.py)
         self.catalog.changed = self._changed
         engine.watch_catalog(self.catalog.invalidate)
         # S3 exports and imports: where the objects are, where bad import lines are logged
@@ -61,6 +66,7 @@ class Database:
     def _changed(self, table: Table) -> None:
         """A table document was loaded or saved: its background work may be due, its
         Contributor Insights watched or not, and its throughput budgets changed."""
+        self.background.signal("catalog")
         self.index_jobs.notice(table)
         self.insights.notice(table)
         if self.gate is not None:

@@ -36,8 +36,9 @@ from typing import TYPE_CHECKING, AsyncIterator, NamedTuple
 
 import orjson
 
-from okura.core import jobs, leases, snapshots
+from okura.core import jobs, snapshots
 from okura.core.catalog import Table
+from okura.core.scheduler import holds
 from okura.core.spaces import HISTORIES
 from okura.storage import keys
 from okura.storage.engine import doc_of
@@ -385,27 +386,23 @@ async def compact(db: Database, history: History, until: float) -> None:
 
 async def upkeep(db: Database) -> None:
     """One round over every history: drop those of deleted tables past their period,
-    fold the log that fell out of the window into the base."""
+    fold the log that fell out of the window into the base; the "histories" lease is
+    taken (shared storage) only when one needs it. A duty of core/scheduler.py, every
+    UPKEEP_EVERY seconds."""
     now = db.clock.now()
+    due: list[tuple[History, float | None]] = []
     for history in await every(db):
         deleted = history.deleted
         if deleted is not None and deleted < now - DELETED_RETENTION:
-            await drop(db, history)
+            due.append((history, None))
         elif history.ready:
             earliest, _ = history.window(now)
             if earliest - history.doc["BaseMicros"] / MICROS >= COMPACT_AFTER:
-                await compact(db, history, earliest)
-
-
-async def keep(db: Database) -> None:
-    """Run `upkeep` every UPKEEP_EVERY seconds while holding the "histories" lease."""
-    while True:
-        await asyncio.sleep(UPKEEP_EVERY)
-        try:
-            now = db.clock.now()
-            if await leases.acquire(db, "histories", leases.NODE, now, now + 6 * UPKEEP_EVERY):
-                await upkeep(db)
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            log.exception("history upkeep failed; retrying")
+                due.append((history, earliest))
+    if not due or not await holds(db, "histories", 6 * UPKEEP_EVERY):
+        return
+    for history, until in due:
+        if until is None:
+            await drop(db, history)
+        else:
+            await compact(db, history, until)

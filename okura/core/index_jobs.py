@@ -10,11 +10,13 @@ own storage transaction, then records the position it reached. Writes maintain a
 CREATING index from the moment it is declared, so a row the backfill has passed
 and a row it has not reached yet both end up indexed; re-indexing a row is
 idempotent; the backfill reads each row locked, so a write in flight on another
-node finishes before the row is indexed (or waits until it is). A job starts when
-its table's catalog entry is loaded or changed, on every node; the node holding
-the table's "index-jobs/<id>" lease runs it, the others watch the lease and take
-over when its holder stops renewing it (it died). A chunk whose progress could not
-be saved (the document changed meanwhile) is done again: indexing is idempotent.
+node finishes before the row is indexed (or waits until it is). The work is a job of
+the one job runner (core/jobs.py, kind "index-jobs", one per table: id
+"index-jobs-<table id>", its lease "job/<that id>"), recorded by the node that sees
+the document with jobs it has not recorded yet (loaded or changed); each step runs
+a chunk of the table's first job, reading the document afresh. A chunk whose progress
+could not be saved (the document changed meanwhile) is done again: indexing is
+idempotent.
 """
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from okura.core import index_entries, leases
+from okura.core import index_entries, jobs
 from okura.core.catalog import ACTIVE, DELETING, CatalogChanged, Table
 from okura.storage.engine import Conflict
 
@@ -32,8 +34,7 @@ if TYPE_CHECKING:
     from okura.core.database import Database
 
 CHUNK = 256  # rows indexed per transaction: bounds the pause other requests see
-POLL = 0.05  # seconds between looks at a job not due yet (the clock may be moved)
-LEASE_TIME = 5.0  # seconds a node holds a table's jobs without renewing (every chunk)
+KIND = "index-jobs"
 GLOBAL = "GlobalSecondaryIndexes"
 log = logging.getLogger("okura.index_jobs")
 
@@ -51,46 +52,50 @@ def progress(job: dict) -> float:
 class IndexJobs:
     def __init__(self, db: Database) -> None:
         self.db = db
-        self._running: dict[tuple[str, int], asyncio.Task[None]] = {}
+        # table id -> the jobs (index name, action) this node has recorded a job for
+        self._recorded: dict[int, frozenset] = {}
+        self._recording: set[asyncio.Task] = set()
 
     def notice(self, table: Table) -> None:
-        """Run the table's pending jobs unless they already run here."""
-        key = (table.region, table.id)
-        if table.doc.get("IndexJobs") and key not in self._running:
-            self._running[key] = asyncio.get_running_loop().create_task(
-                self._run(table.region, table.name, key))
+        """Record a job for the table's pending index jobs unless done already."""
+        pending = frozenset((name, job["Action"])
+                            for name, job in table.doc.get("IndexJobs", {}).items())
+        if not pending:
+            self._recorded.pop(table.id, None)
+        elif self._recorded.get(table.id) != pending:
+            self._recorded[table.id] = pending
+            task = asyncio.get_running_loop().create_task(self._record(table))
+            self._recording.add(task)
+            task.add_done_callback(self._recording.discard)
 
-    async def _run(self, region: str, name: str, key: tuple[str, int]) -> None:
+    async def _record(self, table: Table) -> None:
         try:
-            while True:
-                table = await self.db.catalog.get(region, name)
-                if table is None or table.id != key[1] or table.doc["TableStatus"] == DELETING:
-                    return
-                jobs = table.doc.get("IndexJobs")
-                if not jobs:
-                    return
-                index_name, job = next(iter(jobs.items()))
-                now = self.db.clock.now()
-                if job["Start"] > now:
-                    await asyncio.sleep(POLL)
-                    continue
-                if not await leases.acquire(self.db, f"index-jobs/{key[1]}", leases.NODE,
-                                            now, now + LEASE_TIME):
-                    await asyncio.sleep(LEASE_TIME / 10)  # another node runs it: watch
-                    continue
-                try:
-                    if job["Action"] == "Delete":
-                        await self._drop(table, index_name)
-                    else:
-                        await self._backfill(table, index_name, job)
-                except (CatalogChanged, Conflict):
-                    pass  # reload the document and go on from its saved progress
-                await asyncio.sleep(0)  # let waiting requests run between chunks
+            await jobs.submit(self.db, KIND, {"Region": table.region, "Name": table.name,
+                                              "TableId": table.id}, f"{KIND}-{table.id}")
         except Exception:
-            log.exception("index job on table %s failed; it resumes when the table is loaded",
-                          name)
-        finally:
-            self._running.pop(key, None)
+            self._recorded.pop(table.id, None)  # recorded when the document is seen again
+            log.exception("recording the index jobs of table %s failed", table.name)
+
+    async def step(self, state: dict) -> dict | None:
+        """A chunk of the table's first index job: `state` itself while it is not due,
+        None once the table has none left."""
+        db = self.db
+        table = await db.catalog.get(state["Region"], state["Name"])
+        if table is None or table.id != state["TableId"] or table.doc["TableStatus"] == DELETING \
+                or not table.doc.get("IndexJobs"):
+            self._recorded.pop(state["TableId"], None)
+            return None
+        index_name, job = next(iter(table.doc["IndexJobs"].items()))
+        if job["Start"] > db.clock.now():
+            return state
+        try:
+            if job["Action"] == "Delete":
+                await self._drop(table, index_name)
+            else:
+                await self._backfill(table, index_name, job)
+        except (CatalogChanged, Conflict):
+            pass  # reload the document and go on from its saved progress
+        return dict(state)
 
     async def _backfill(self, table: Table, index_name: str, job: dict) -> None:
         index = next(index for index in table.indexes if index.name == index_name)
@@ -160,3 +165,8 @@ def _with_status(entry: dict, status: dict) -> dict:
     updated = {name: value for name, value in entry.items() if name != "Backfilling"}
     updated.update(status)
     return updated
+
+
+@jobs.kind(KIND)
+async def _step(db: Database, state: dict) -> dict | None:
+    return await db.index_jobs.step(state)

@@ -21,6 +21,7 @@ from okura.core.capacity import Ledger
 from okura.core.catalog import CatalogChanged, Table
 from okura.core.context import Context
 from okura.core.streams import append as streams
+from okura.core.ttl import expiry
 from okura.errors import DynamoError
 from okura.storage.engine import Conflict, Locked
 from okura.values.sizes import ITEM_TOO_LARGE, check_item_size
@@ -330,6 +331,9 @@ async def _store(ctx: Context, unit, change: Change, hk: bytes, rk: bytes, old: 
         if table.history is not None:
             await unit.put(*history.entry(table.history, now, size, body))
     await streams.append(unit, table, old, new, now, change.by_service)
+    ttl = table.doc.get("TimeToLive")
+    if ttl is not None:
+        await expiry.store(ctx.db, unit, table, ttl["AttributeName"], hk, rk, old, new)
     if not table.indexes:
         return None
     return await index_entries.store(unit, table, hk, rk, old, new, old_size, size,

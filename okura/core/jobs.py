@@ -1,19 +1,21 @@
-"""Background jobs: long work (a backup's copy, a restore, a history's upkeep; exports
-and imports may add theirs) that runs in steps, off the request path, under a lease,
-and survives a restart.
+"""Background jobs: long work (a backup's copy, a restore, a history's base snapshot,
+exports and imports, index backfills and drops, a TTL table's expiry index) that runs
+in steps, off the request path, under a lease, and survives a restart.
 
 A job is one row in the JOBS row space (rk: its id), holding its kind and its state
 (a JSON object). A kind is a step function registered with `kind`: it takes the
 database and the state, does a bounded piece of the work (one storage transaction or
 a few) and returns the state to resume from, or None when the job is finished (its
 row is then removed). The state is saved after every step, so a job resumes where
-it stopped after a restart or on another node. Every node runs a `Runner`; the node
+it stopped after a restart or on another node. Every node runs a `Runner` (a duty of
+core/scheduler.py, woken when a job is submitted); on shared storage the node
 holding the lease "job/<id>" runs that job's steps (renewed with each step), the
 others leave it alone until the lease runs out (its holder died; moving the clock
-forward also ends it). A step must tolerate being run again from the state saved
+forward also ends it). A job recorded again under its id while a step runs (the same
+work asked anew) keeps the new record: that step's result is dropped. A step must tolerate being run again from the state saved
 before it (its holder may have died after doing the work, before saving). A step that
 waits for something else (another job, a snapshot) returns the very state object it
-was given: nothing is saved, and the runner looks again at its next poll instead of
+was given: nothing is saved, and the runner looks again POLL seconds later instead of
 spinning.
 
 Progress: a state may hold "Done" and "Total" (units of the kind's choosing); the
@@ -21,7 +23,6 @@ runner logs them every LOG_EVERY seconds while a job runs.
 """
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 import uuid
@@ -29,16 +30,17 @@ from typing import TYPE_CHECKING, Awaitable, Callable
 
 import orjson
 
-from okura.core import leases
+from okura.core.scheduler import holds
 from okura.core.spaces import JOBS
 from okura.storage.engine import Conflict, doc_of
 
 if TYPE_CHECKING:
     from okura.core.database import Database
+    from okura.storage.engine import Transaction
 
 Step = Callable[["Database", dict], Awaitable["dict | None"]]
 KINDS: dict[str, Step] = {}
-POLL = 0.2  # seconds between looks for jobs when none is under way here
+POLL = 0.2  # seconds between looks at jobs that wait (for a snapshot, another job)
 LEASE_TIME = 10.0  # seconds a node holds a job without a step
 LOG_EVERY = 5.0  # seconds between progress lines of a running job
 _HK = b""
@@ -56,12 +58,18 @@ def kind(name: str) -> Callable[[Step], Step]:
 async def submit(db: Database, kind_name: str, state: dict, job_id: str | None = None) -> str:
     """Record a new job (committed when this returns) and wake this node's runner; its id."""
     job_id = job_id or uuid.uuid4().hex
-    doc = orjson.dumps({"Id": job_id, "Kind": kind_name, "State": state,
-                        "Created": db.clock.now()})
     async with db.engine.transaction() as unit:
-        await unit.put(JOBS, _HK, job_id.encode(), 0, doc)
+        await record(unit, db, kind_name, state, job_id)
     db.jobs.wake()
     return job_id
+
+
+async def record(unit: Transaction, db: Database, kind_name: str, state: dict,
+                 job_id: str) -> None:
+    """Record a job in the caller's transaction (which wakes the runner once committed);
+    a job of the same id starts again from `state`."""
+    await unit.put(JOBS, _HK, job_id.encode(), 0, orjson.dumps(
+        {"Id": job_id, "Kind": kind_name, "State": state, "Created": db.clock.now()}))
 
 
 async def pending(db: Database) -> list[dict]:
@@ -72,43 +80,34 @@ async def pending(db: Database) -> list[dict]:
 
 
 class Runner:
-    """Runs the jobs of every node's database whose lease this node holds."""
+    """Runs the jobs of every node's database whose lease this node holds: a duty of
+    the scheduler (core/scheduler.py), woken by the "jobs" signal of `submit`."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
-        self._wake = asyncio.Event()
         self._logged: dict[str, float] = {}
+        self.waiting = False  # whether the last round left jobs that wait for something
 
     def wake(self) -> None:
-        """A job was submitted here: look now rather than at the next poll."""
-        self._wake.set()
+        """A job was submitted here: look now."""
+        self.db.background.signal("jobs")
 
-    async def run(self) -> None:
-        """Run jobs until cancelled."""
-        while True:
-            try:
-                busy = await self.round()
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("running background jobs failed; retrying")
-                busy = False
-            if busy:
-                await asyncio.sleep(0)  # requests waiting run between steps
-                continue
-            self._wake.clear()
-            try:
-                await asyncio.wait_for(self._wake.wait(), POLL)
-            except asyncio.TimeoutError:
-                pass
+    async def work(self) -> float | None:
+        """The duty's round: a step of each job; at once again while steps run, every
+        POLL seconds while jobs wait, and otherwise when woken (or at the duty's interval:
+        on shared storage, another node's jobs whose holder died)."""
+        if await self.round():
+            return 0
+        return POLL if self.waiting else None
 
     async def round(self) -> bool:
         """One step of each job whose lease this node holds or takes; whether any ran."""
         ran = False
-        for job in await pending(self.db):
-            now = self.db.clock.now()
-            if job["Kind"] not in KINDS or not await leases.acquire(
-                    self.db, f"job/{job['Id']}", leases.NODE, now, now + LEASE_TIME):
+        found = await pending(self.db)
+        self.waiting = bool(found)
+        for job in found:
+            if job["Kind"] not in KINDS or not await holds(self.db, f"job/{job['Id']}",
+                                                           LEASE_TIME):
                 continue
             ran = await self._step(job) or ran
         return ran
@@ -128,8 +127,9 @@ class Runner:
             return False  # waiting: it looks again at the next poll
         async with self.db.engine.transaction() as unit:
             key = job_id.encode()
-            if doc_of(await unit.get(JOBS, _HK, key, lock=True)) is None:
-                return True  # cancelled meanwhile
+            stored = doc_of(await unit.get(JOBS, _HK, key, lock=True))
+            if stored is None or orjson.loads(stored) != job:
+                return True  # cancelled or recorded anew meanwhile
             if state is None:
                 await unit.delete(JOBS, _HK, key)
             else:

@@ -1,5 +1,6 @@
-"""Leases: which node runs a background duty (the TTL sweeper, index backfills; later
-triggers) when several okura nodes share one database.
+"""Leases: which node runs a background duty (the TTL sweeper, each job, history
+upkeep, a trigger's delivery, a Kinesis feed) when several okura nodes share one
+database; a node alone on its storage takes none (core/scheduler.holds).
 
 A lease is one row in the LEASES row space: its holder and the time it runs out.
 A node takes it when it is free, expired, or already its own, and renews it well
@@ -10,6 +11,7 @@ both win one round. Lease times are the shared clock's: moving the clock forward
 ends leases early, and whoever asks next holds the lease from then on. The duties
 guarded by leases tolerate a stale holder finishing its step (the sweeper's deletes
 are conditional on the item still being expired; indexing a row is idempotent).
+A duty takes its lease only when it has work, so an idle cluster writes no lease row.
 """
 from __future__ import annotations
 
@@ -28,7 +30,6 @@ if TYPE_CHECKING:
 # This process, as lease rows name their holder: which node holds what is readable
 # in the database.
 NODE = f"{socket.gethostname()}:{os.getpid()}"
-
 
 
 async def acquire(db: Database, name: str, holder: str, now: float, until: float) -> bool:

@@ -15,11 +15,11 @@ Partition-key budgets stay per node.
 from __future__ import annotations
 
 import asyncio
-import logging
 from typing import TYPE_CHECKING
 
 import orjson
 
+from okura.core.scheduler import report
 from okura.core.spaces import THROUGHPUT
 from okura.storage.engine import doc_of
 
@@ -30,7 +30,6 @@ if TYPE_CHECKING:
 
 SHARE_EVERY = 0.1  # seconds between a node's exchanges with the database
 _NONE = (0.0, 0.0, 0.0, None)  # what a node had reported of a budget before its first exchange
-log = logging.getLogger("okura.throughput")
 
 
 class Sharing:
@@ -41,21 +40,19 @@ class Sharing:
         self._reported: dict[str, tuple[float, float, float, float | None]] = {}
         self._failing = False
 
-    async def run(self) -> None:
-        """Exchange every SHARE_EVERY seconds until cancelled."""
-        while True:
-            await asyncio.sleep(SHARE_EVERY)
-            if self.db.gate is None:  # nothing is throttled: nothing to share
-                continue
-            try:
-                await self.exchange()
-                self._failing = False
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                if not self._failing:  # once per run of failures, not ten times a second
-                    log.exception("sharing throughput budgets failed; retrying")
-                self._failing = True
+    async def work(self) -> None:
+        """The duty's round (core/scheduler.py: every SHARE_EVERY seconds while anything
+        is throttled): one exchange; a run of failures is logged once, not ten times a
+        second."""
+        try:
+            await self.exchange()
+            self._failing = False
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            if not self._failing:
+                report("sharing throughput budgets", error)
+            self._failing = True
 
     async def exchange(self) -> None:
         """Add what this node spent of each budget it holds to the database's, and take

@@ -2,12 +2,14 @@
 
 Tables and indexes own the positive ids handed out by the storage id sequence.
 A table with local secondary indexes keeps its item-collection sizes in the
-space of its negated id. okura's shared state lives far below all of those, so
+space of its negated id; a table with TTL keeps its expiry index (core/ttl/expiry.py)
+in a space below okura's own (`expiry_of`). okura's shared state lives far below all of those, so
 no table id can ever reach it.
 """
 from __future__ import annotations
 
 _BASE = -(1 << 62)
+_EXPIRIES = _BASE - (1 << 32)  # and below: expiry indexes, by table id
 
 CLOCK = _BASE                # the shared clock offset
 LEASES = _BASE - 1           # leases (TTL sweeper, index jobs)
@@ -28,3 +30,8 @@ SECRETS = _BASE - 13             # the secret that seals tokens (core/sealed.py)
 def collections_of(table_id: int) -> int:
     """The row space of a table's item-collection sizes."""
     return -table_id
+
+
+def expiry_of(table_id: int) -> int:
+    """The row space of a TTL table's expiry index."""
+    return _EXPIRIES - table_id

@@ -18,10 +18,12 @@ from okura.core.catalog import CatalogChanged
 from okura.core.clock import Clock
 from okura.core.database import Database
 from okura.core.faults import FaultError
-from okura.core.history import keep as keep_histories
-from okura.core.shared_budgets import Sharing
+from okura.core import history
+from okura.core.clock import REFRESH
+from okura.core.scheduler import Duty
+from okura.core.shared_budgets import SHARE_EVERY, Sharing
 from okura.core.transfer.objects import store_for
-from okura.core.ttl.sweeper import Sweeper
+from okura.core.ttl.sweeper import TRIM_EVERY, Sweeper, trim_streams
 from okura.last_resort import StderrHandler, log_unexpected, loop_exception_handler
 from okura.access.guard import Guard
 from okura.server import auth, startup, tls
@@ -144,11 +146,36 @@ class App:
                 changed = again
 
 
-async def _roll_metrics(db: Database) -> None:
-    """End each metrics period on time, whether or not requests arrive."""
-    while True:
-        await asyncio.sleep(1.0)
+def _duties(app: App, settings: Settings) -> list[Duty]:
+    """All the background work of a server, run by the one scheduler (core/scheduler.py).
+    Alone on its storage a node hears of every change it must act on (a job submitted, a
+    table changed, a mapping made, an item that will expire) and idles until then; over
+    shared storage, what another node changed is found at the duty's interval."""
+    db = app.db
+    shared = db.engine.shared
+
+    async def roll_metrics() -> None:  # end each metrics period on time
         db.metrics.roll()
+
+    sweeper = Sweeper(db, settings.ttl_interval)
+    duties = [
+        Duty("ttl", sweeper.work, settings.ttl_interval, pending=sweeper.pending),
+        Duty("stream-trim", lambda: trim_streams(db), TRIM_EVERY),
+        Duty("metrics", roll_metrics, 1.0),
+        Duty("jobs", db.jobs.work, 5.0 if shared else None, wakes_on=("jobs",)),
+        Duty("histories", lambda: history.upkeep(db), history.UPKEEP_EVERY),
+        Duty("triggers", app.triggers.work, settings.trigger_interval,
+             pending=app.triggers.pending)]
+    if shared:
+        sharing = Sharing(db)
+        duties += [Duty("clock", db.clock.refresh, REFRESH),
+                   Duty("throughput", sharing.work, SHARE_EVERY,
+                        pending=lambda: db.gate is not None)]
+    if settings.idle_timeout:
+        connections = app.connections
+        duties.append(Duty("connections", connections.sweep, settings.idle_timeout / 2,
+                           pending=lambda: bool(connections.open)))
+    return duties
 
 
 def make_engine(settings: Settings):
@@ -231,19 +258,10 @@ async def serve(settings: Settings, ready: Callable[[int], None] | None = None,
     log.info("okura listening on %s:%d (%s)", settings.host, claimed.port, storage_of(settings))
     if ready is not None:
         ready(claimed.port)
-    background = [asyncio.ensure_future(Sweeper(db, settings.ttl_interval).run()),
-                  asyncio.ensure_future(_roll_metrics(db)),
-                  asyncio.ensure_future(db.jobs.run()),
-                  asyncio.ensure_future(keep_histories(db)),
-                  asyncio.ensure_future(app.triggers.run())]
-    if db.engine.shared:
-        background += [asyncio.ensure_future(db.clock.follow()),
-                       asyncio.ensure_future(Sharing(db).run())]
-    if settings.idle_timeout:
-        background.append(asyncio.ensure_future(app.connections.sweep()))
+    for duty in _duties(app, settings):
+        db.background.add(duty)
     await stop.wait()
-    for task in background:
-        task.cancel()
+    db.background.close()
     await app.triggers.close()
     for listening in servers:
         listening.close()

@@ -6,7 +6,6 @@ connection takes the place of the one that has gone longest without a whole requ
 in use is the new one refused, with a 503 it can read."""
 from __future__ import annotations
 
-import asyncio
 import logging
 import resource
 import time
@@ -97,15 +96,13 @@ class Connections:
         return room
 
     async def sweep(self) -> None:
-        """Close the connections quiet for an idle timeout: looked at twice a timeout,
-        a connection quiet at two looks in a row is closed (after one to one and a half
-        timeouts of quiet)."""
-        while True:
-            await asyncio.sleep(self.idle_timeout / 2)
-            for connection in list(self.open):
-                if connection.quiet():
-                    if connection.drowsy:
-                        connection.close_now()
-                    connection.drowsy = True
-                else:
-                    connection.drowsy = connection.seen = False
+        """Close the connections quiet for an idle timeout: looked at twice a timeout (a
+        background duty), a connection quiet at two looks in a row is closed (after one
+        to one and a half timeouts of quiet)."""
+        for connection in list(self.open):
+            if connection.quiet():
+                if connection.drowsy:
+                    connection.close_now()
+                connection.drowsy = True
+            else:
+                connection.drowsy = connection.seen = False

@@ -102,6 +102,7 @@ class SqliteEngine:
         self._waiters: list[Callable[[BaseException | None], None]] = []
         self._checkpoints: threading.Thread | None = None
         self._closing = threading.Event()
+        self._committed = threading.Event()  # a group committed since the last pass
         # Set by the checkpoint thread after each pass: the next commit finishes it.
         self._catch_up = False
         self.last_id = 0  # the largest id handed out, committed or in use (see new_id)
@@ -158,6 +159,7 @@ class SqliteEngine:
     async def close(self) -> None:
         if self._checkpoints is not None:
             self._closing.set()
+            self._committed.set()
             self._checkpoints.join()
             self._checkpoints = None
         if self.db is not None:
@@ -168,7 +170,10 @@ class SqliteEngine:
     def _checkpoint_loop(self, target: str) -> None:
         connection = _connect(target)
         try:
-            while not self._closing.wait(CHECKPOINT_SECONDS):
+            # a pass CHECKPOINT_SECONDS after the first commit since the last: an idle
+            # server does none
+            while self._committed.wait() and not self._closing.wait(CHECKPOINT_SECONDS):
+                self._committed.clear()
                 try:
                     self._checkpoint_pass(connection)
                 except apsw.Error:
@@ -238,6 +243,8 @@ class SqliteEngine:
             for tid in changed:
                 for callback in self._catalog_watchers:
                     callback(tid)
+        if not self._committed.is_set():
+            self._committed.set()
         for waiter in waiters:
             waiter(error)
         if self._catch_up:

@@ -1,4 +1,4 @@
-"""The triggers' background task: every TRIGGER_INTERVAL it moves mappings through
+"""The triggers' background duty: every TRIGGER_INTERVAL it moves mappings through
 their states (Creating -> Enabled, Disabling -> Disabled, Deleting -> gone, ...),
 creates the mappings okura.toml declares once their table has a stream, and runs a
 Delivery for each enabled mapping whose lease this node holds; Kinesis streaming
@@ -21,6 +21,7 @@ import orjson
 
 from okura import arns
 from okura.core import leases
+from okura.core.scheduler import report
 from okura.core.spaces import EVENT_SOURCE_MAPPINGS, TRIGGER_CHECKPOINTS
 from okura.storage.engine import doc_of
 from okura.triggers import mappings
@@ -87,19 +88,36 @@ class Triggers:
         self.reported: set[str] = set()  # okura.toml mappings refused, logged once each
         self.running: dict[str, tuple[Delivery, asyncio.Task]] = {}
         self.kinesis = Destinations(db, settings.kinesis_endpoint, self.interval)
+        self.busy = True  # whether the last round found mappings or live destinations
+        self._stirred = -1  # the changes the cheap test has seen (any at first)
 
-    async def run(self) -> None:
-        while True:
-            for part in (self.round, self.kinesis.round):
-                try:
-                    await part()
-                except asyncio.CancelledError:
-                    raise
-                except Exception:
-                    log.exception("a triggers round failed; retrying")
-            await asyncio.sleep(self.interval)
+    def pending(self) -> bool:
+        """The duty's cheap test: rounds run while there are mappings or live Kinesis
+        destinations, and after a mapping or a table changed here; on shared storage
+        (where another node may change them) always."""
+        background = self.db.background
+        stirred = background.count("catalog") + background.count("mappings")
+        if self.busy or stirred != self._stirred or self.db.engine.shared:
+            self._stirred = stirred
+            return True
+        return False
 
-    async def round(self) -> None:
+    async def work(self) -> None:
+        """The triggers' duty (core/scheduler.py, every interval): a round of mappings,
+        then of Kinesis destinations."""
+        busy = False
+        for part in (self.round, self.kinesis.round):
+            try:
+                busy = await part() or busy
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                busy = True  # it runs again
+                report("a triggers round", error)
+        self.busy = busy
+
+    async def round(self) -> bool:
+        """Move the mappings on; whether there are any."""
         if self.configured:
             await self._sync_config()
         now = self.db.clock.now()
@@ -131,6 +149,7 @@ class Triggers:
                 running[0].function = self.functions[doc["Function"]]
         for mapping_uuid in set(self.running) - seen:
             self._stop(mapping_uuid)
+        return bool(seen)
 
     async def _settle(self, doc: dict, state: str | None) -> dict | None:
         """Move a mapping from the state it was read in to `state` (None: delete it),

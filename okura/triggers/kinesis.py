@@ -204,15 +204,18 @@ class Destinations:
         self.interval = interval
         self.feeds: dict[int, tuple[Feed, asyncio.Task]] = {}
 
-    async def round(self) -> None:
+    async def round(self) -> bool:
+        """Settle, feed or disable each change log; whether there are any live ones."""
         now = self.db.clock.now()
         async with self.db.engine.reader() as unit:
             rows = await unit.scan(KINESIS_LOGS, None, None, None, 1 << 30)
         seen = set()
+        live = False
         for _, _, _, raw in rows:
             doc = orjson.loads(raw)
             if doc["Disabled"] is not None:
                 continue
+            live = True
             region = arns.region_of(doc["TableArn"])
             table = await self.db.catalog.get(region, doc["TableName"])
             if table is not None and table.id != doc["TableId"]:
@@ -229,6 +232,7 @@ class Destinations:
                 self._feed(table, entry)
         for table_id in set(self.feeds) - seen:
             self._stop(table_id)
+        return live
 
     async def _settle(self, table: Table, entry: dict) -> None:
         problem = await self.kinesis.problem(entry["StreamArn"], table.region)

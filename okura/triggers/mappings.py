@@ -164,8 +164,10 @@ async def every(db: Database) -> list[dict]:
 
 
 async def save(db: Database, doc: dict) -> None:
+    """Save a mapping the API changed, and wake the triggers' duty to act on it."""
     async with db.engine.transaction() as unit:
         await unit.put(EVENT_SOURCE_MAPPINGS, *_key(doc["UUID"]), 0, orjson.dumps(doc))
+    db.background.signal("mappings")
 
 
 async def checkpoint(db: Database, mapping_uuid: str) -> dict | None:

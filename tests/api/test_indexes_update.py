@@ -73,12 +73,12 @@ def test_backfill_resumes_after_restart(tmp_path):
         table = populated(ddb, 30)
         ddb.update_table(TableName=table, AttributeDefinitions=G_DEFINED,
                          GlobalSecondaryIndexUpdates=[CREATE_BYG])
+        assert index_of(ddb, table)["IndexStatus"] == "CREATING"
     finally:
-        first.stop()  # before the job's start: it is only recorded in the catalog
+        first.stop()  # before the job's start: it is only recorded
     second = Server(data_dir=str(tmp_path))
     try:
-        ddb = second.client()
-        assert index_of(ddb, table)["IndexStatus"] == "CREATING"  # loading the table resumes it
+        ddb = second.client()  # the job runner resumes it
         wait_for(lambda: index_of(ddb, table)["IndexStatus"] == "ACTIVE")
         assert count_in(ddb, table, "0") == 15
     finally:
