@@ -255,6 +255,7 @@ async def write_all(ctx: Context, changes: list[Change], wait: bool = True,
         if refused:
             raise Cancelled([step[7] for step in steps], [step[4] for step in steps])
         written: list[Written] = []
+        streamed = False  # whether a record went to a stream or a Kinesis change log
         rows: list[tuple[int, bytes, bytes, int, bytes]] = []
         # (ledger position, table, hk, size, its row) of writes charged their new size
         # until put_many tells the size they replaced
@@ -282,6 +283,7 @@ async def write_all(ctx: Context, changes: list[Change], wait: bool = True,
             else:
                 written.append(Written(old, new, await _store(
                     ctx, unit, change, hk, rk, old, old_size, new, size)))
+                streamed = streamed or "StreamSpecification" in table.doc or table.to_kinesis
         if rows:
             replaced = await unit.put_many(rows, bool(unread))
             for position, table, hk, size, index in unread:
@@ -291,6 +293,8 @@ async def write_all(ctx: Context, changes: list[Change], wait: bool = True,
                     ledger.charges[position] = ledger.charges.pop()
         if before_commit is not None:
             await before_commit(unit, written)
+    if streamed:  # committed (or, on SQLite, committing before any follower reads)
+        db.background.signal("streams")
     if gate is not None:
         gate.spend(ledger, spent)
     return written

@@ -64,6 +64,7 @@ class Delivery(Follower):
         super().__init__(db, doc["UUID"], interval)
         self.doc = doc  # refreshed by the engine every round
         self.function = function
+        self.held = False  # whether the last step held a batch for its batching window
 
     def initial(self) -> dict:
         return {"Position": 0, "Windows": {}}
@@ -71,9 +72,13 @@ class Delivery(Follower):
     def convert(self, record: dict, stream: Stream) -> dict:
         return _lambda_record(record, stream.arn)
 
+    def holding(self) -> bool:
+        return self.held or bool(self.state["Windows"])
+
     async def step(self) -> bool:
         """Deliver what the stream holds after the checkpoint; whether anything moved."""
         db, doc = self.db, self.doc
+        self.held = False
         now = db.clock.now()
         horizon = now - db.stream_retention
         stream = await read.find(db, doc["EventSourceArn"], horizon)
@@ -92,6 +97,7 @@ class Delivery(Follower):
         # it whenever the polls fall
         if len(found) < want and now - _created(found[0]) < doc[
                 "MaximumBatchingWindowInSeconds"]:
+            self.held = True
             return False
         patterns = filters.parse(doc["FilterCriteria"]) if doc.get("FilterCriteria") else []
         kept = [record for record in found if filters.passes(patterns, record)]

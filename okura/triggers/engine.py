@@ -86,7 +86,7 @@ class Triggers:
         self.mappings = Mappings(db, self.functions)
         self.configured = _configured(settings.event_source_mappings)
         self.reported: set[str] = set()  # okura.toml mappings refused, logged once each
-        self.running: dict[str, tuple[Delivery, asyncio.Task]] = {}
+        self.running: dict[str, Delivery] = {}  # each a duty of its own
         self.kinesis = Destinations(db, settings.kinesis_endpoint, self.interval)
         self.busy = True  # whether the last round found mappings or live destinations
         self._stirred = -1  # the changes the cheap test has seen (any at first)
@@ -140,13 +140,14 @@ class Triggers:
                     now + max(LEASE, 10 * self.interval)):
                 self._stop(mapping_uuid)
                 continue
-            running = self.running.get(mapping_uuid)
-            if running is None or running[1].done():
+            delivery = self.running.get(mapping_uuid)
+            if delivery is None:
                 delivery = Delivery(self.db, doc, self.functions[doc["Function"]], self.interval)
-                self.running[mapping_uuid] = (delivery, asyncio.ensure_future(delivery.run()))
+                self.db.background.add(delivery.duty())
+                self.running[mapping_uuid] = delivery
             else:
-                running[0].doc = doc
-                running[0].function = self.functions[doc["Function"]]
+                delivery.doc = doc
+                delivery.function = self.functions[doc["Function"]]
         for mapping_uuid in set(self.running) - seen:
             self._stop(mapping_uuid)
         return bool(seen)
@@ -168,9 +169,9 @@ class Triggers:
         return doc
 
     def _stop(self, mapping_uuid: str) -> None:
-        running = self.running.pop(mapping_uuid, None)
-        if running is not None:
-            running[1].cancel()
+        delivery = self.running.pop(mapping_uuid, None)
+        if delivery is not None:
+            self.db.background.remove(delivery.duty_name)
 
     async def _sync_config(self) -> None:
         """Create the okura.toml mappings whose stream exists and which do not yet (one

@@ -1,16 +1,16 @@
 """Following a stream (or a Kinesis destination's change log) from a checkpoint: the
-loop and the reading that stream triggers' deliveries and Kinesis destinations' feeds
+duty and the reading that stream triggers' deliveries and Kinesis destinations' feeds
 share. The checkpoint (a TRIGGER_CHECKPOINTS row named `key`) holds `Position`, the
 sequence counter of the last record handled, and whatever the follower adds."""
 from __future__ import annotations
 
 import asyncio
-import logging
 import math
 from typing import TYPE_CHECKING
 
 import orjson
 
+from okura.core.scheduler import Duty, report
 from okura.core.streams import read
 from okura.triggers import mappings
 
@@ -18,15 +18,20 @@ if TYPE_CHECKING:
     from okura.core.database import Database
     from okura.core.streams.state import Stream
 
-log = logging.getLogger("okura.triggers")
 
 
 class Follower:
+    """Follows its stream as a duty of the scheduler (core/scheduler.py): woken by the
+    "streams" signal of a write that appended records here, every `interval` while it
+    holds records for the clock (a batching window, a tumbling window), and at that
+    interval anyway on shared storage (another node's writes)."""
+
     def __init__(self, db: Database, key: str, interval: float) -> None:
         self.db = db
         self.key = key
-        self.interval = interval  # seconds between polls while nothing is new
-        self.state: dict = {}
+        self.interval = interval  # seconds between polls while something waits
+        self.state: dict = {}  # the checkpoint, once read (`loaded`)
+        self.loaded = False
 
     def initial(self) -> dict:
         """The checkpoint of a follower that has saved none."""
@@ -36,18 +41,32 @@ class Follower:
         """Handle what follows the checkpoint; whether anything was."""
         raise NotImplementedError
 
-    async def run(self) -> None:
-        self.state = await mappings.checkpoint(self.db, self.key) or self.initial()
-        while True:
-            try:
-                worked = await self.step()
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("following %s failed; retrying", self.key)
-                worked = False
-            if not worked:
-                await asyncio.sleep(self.interval)
+    def holding(self) -> bool:
+        """Whether records wait for the clock rather than for new ones."""
+        return False
+
+    @property
+    def duty_name(self) -> str:
+        return f"follow/{self.key}"
+
+    def duty(self) -> Duty:
+        return Duty(self.duty_name, self.work, self.interval if self.db.engine.shared else None,
+                    wakes_on=("streams",))
+
+    async def work(self) -> float | None:
+        """The duty's round: a step; again at once while it finds records."""
+        try:
+            if not self.loaded:
+                self.state = await mappings.checkpoint(self.db, self.key) or self.initial()
+                self.loaded = True
+            if await self.step():
+                return 0
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            report(f"following {self.key}", error)
+            return self.interval
+        return self.interval if self.holding() else None
 
     async def save(self) -> None:
         await mappings.save_checkpoint(self.db, self.key, self.state)

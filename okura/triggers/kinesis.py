@@ -202,7 +202,7 @@ class Destinations:
         self.db = db
         self.kinesis = Kinesis(endpoint)
         self.interval = interval
-        self.feeds: dict[int, tuple[Feed, asyncio.Task]] = {}
+        self.feeds: dict[int, Feed] = {}  # each a duty of its own
 
     async def round(self) -> bool:
         """Settle, feed or disable each change log; whether there are any live ones."""
@@ -254,15 +254,16 @@ class Destinations:
                                     now + max(LEASE, 10 * self.interval))
 
     def _feed(self, table: Table, entry: dict) -> None:
-        running = self.feeds.get(table.id)
-        if running is not None and running[0].key != feed_key(table, entry):
+        feed = self.feeds.get(table.id)
+        if feed is not None and feed.key != feed_key(table, entry):
             self._stop(table.id)
-            running = None
-        if running is None or running[1].done():
+            feed = None
+        if feed is None:
             feed = Feed(self.db, self.kinesis, table, entry, self.interval)
-            self.feeds[table.id] = (feed, asyncio.ensure_future(feed.run()))
+            self.db.background.add(feed.duty())
+            self.feeds[table.id] = feed
         else:
-            running[0].table, running[0].entry = table, entry
+            feed.table, feed.entry = table, entry
 
     async def _disable(self, change_log: ChangeLog, now: float) -> None:
         """Disable the change log of a table that seems to capture no more: unless its
@@ -282,9 +283,9 @@ class Destinations:
                 await current.save(unit)
 
     def _stop(self, table_id: int) -> None:
-        running = self.feeds.pop(table_id, None)
-        if running is not None:
-            running[1].cancel()
+        feed = self.feeds.pop(table_id, None)
+        if feed is not None:
+            self.db.background.remove(feed.duty_name)
 
     def close(self) -> None:
         for table_id in list(self.feeds):
