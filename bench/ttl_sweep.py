@@ -5,14 +5,17 @@ with one an hour ahead, TTL enabled after the items are written (so the expiry
 index is built by its backfill job); a first sweep (nothing due: it reads nothing),
 then the clock moves two hours on and the second sweep deletes the 100: its CPU time
 and the expiry entries it read.
-Run for N = 20,000 and 200,000 on memory and SQLite:
+Run for N = 20,000 and 200,000 on memory and SQLite (and PostgreSQL, with --postgres: a
+server where the user may create databases; each run gets its own, dropped after it):
 
-    python bench/ttl_sweep.py [--sizes 20000,200000] [--engines memory,sqlite]
+    python bench/ttl_sweep.py [--sizes 20000,200000] [--engines memory,sqlite,postgres]
+                              [--postgres postgresql://postgres@127.0.0.1]
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import os
 import sys
@@ -25,6 +28,7 @@ sys.path[:0] = [os.path.join(HERE, ".."), os.path.join(HERE, "..", "tests", "uni
 from in_process import app_on  # noqa: E402
 from test_index_jobs import call  # noqa: E402
 
+from idle_cpu import _database  # noqa: E402
 from okura.config import Settings  # noqa: E402
 from okura.core.ttl.sweeper import Sweeper  # noqa: E402
 
@@ -63,20 +67,34 @@ async def measure(settings: Settings, size: int) -> tuple[float, int, int, float
         return time.process_time() - began, sweeper.read, deleted, backfill
 
 
+@contextlib.contextmanager
+def settings_of(engine: str, server: str | None):
+    if engine == "postgres":
+        name = f"okura_sweep_{os.getpid()}_{time.monotonic_ns()}"
+        asyncio.run(_database(server, f'CREATE DATABASE "{name}"'))
+        try:
+            yield Settings(postgres=f"{server}/{name}")
+        finally:
+            asyncio.run(_database(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        return
+    with tempfile.TemporaryDirectory() as data:
+        yield Settings(memory=engine == "memory", data_dir=data)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="20000,200000")
     parser.add_argument("--engines", default="memory,sqlite")
+    parser.add_argument("--postgres", help="a PostgreSQL server's URL (no database)")
     args = parser.parse_args()
     print(f"{'engine':8} {'items':>8} {'expiring':>8} {'sweep CPU ms':>12} {'entries read':>12} "
           f"{'deleted':>7} {'backfill s':>10}")
     for engine in args.engines.split(","):
         for size in (int(s) for s in args.sizes.split(",")):
-            with tempfile.TemporaryDirectory() as data:
-                settings = Settings(memory=engine == "memory", data_dir=data)
+            with settings_of(engine, args.postgres) as settings:
                 seconds, read, deleted, backfill = asyncio.run(measure(settings, size))
             print(f"{engine:8} {size:8d} {EXPIRING:8d} {seconds * 1000:12.1f} {read:12d} "
-                  f"{deleted:7d} {backfill:10.1f}")
+                  f"{deleted:7d} {backfill:10.1f}", flush=True)
 
 
 if __name__ == "__main__":

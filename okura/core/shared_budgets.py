@@ -9,12 +9,18 @@ copy's. What it spent is charged as its copy charged it, when it was spent: a re
 since that a full bucket would have thrown away (a clock move, say) does not cancel it
 out. So a copy misses at most SHARE_EVERY seconds of the other nodes' spending: together
 the nodes run at most that far ahead of the budget, a lead the bucket then pays back,
-and copies never drift apart (docs/throttling.md measures it).
+and copies never drift apart (docs/throttling.md measures it). A copy this node spent
+nothing from since its last exchange writes nothing: it takes the row's level every
+IDLE_EVERY seconds, all such rows in one read (an idle node over many tables would
+otherwise write a row per table ten times a second), so a node that starts spending
+from a copy idle until then may miss up to IDLE_EVERY seconds of the others' spending,
+until its next exchange.
 Partition-key budgets stay per node.
 """
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import TYPE_CHECKING
 
 import orjson
@@ -29,6 +35,7 @@ if TYPE_CHECKING:
     from okura.storage.engine import Transaction
 
 SHARE_EVERY = 0.1  # seconds between a node's exchanges with the database
+IDLE_EVERY = 1.0  # seconds between refreshes of the copies a node has not spent from
 _NONE = (0.0, 0.0, 0.0, None)  # what a node had reported of a budget before its first exchange
 
 
@@ -39,6 +46,8 @@ class Sharing:
         # and the row's level and its time (which its copy took)
         self._reported: dict[str, tuple[float, float, float, float | None]] = {}
         self._failing = False
+        self._next_idle = 0.0  # time.monotonic() of the next refresh of unspent copies
+        self._spent = 0.0  # the node's spending (Throughput.spent) at the last exchange
 
     async def work(self) -> None:
         """The duty's round (core/scheduler.py: every SHARE_EVERY seconds while anything
@@ -54,22 +63,44 @@ class Sharing:
                 report("sharing throughput budgets", error)
             self._failing = True
 
+    def pending(self) -> bool:
+        """The duty's cheap test: something was spent since the last exchange, or the
+        idle copies' refresh is due."""
+        throughput = self.db.throughput
+        return self.db.gate is not None and (
+            throughput.spent != self._spent or time.monotonic() >= self._next_idle)
+
     async def exchange(self) -> None:
         """Add what this node spent of each budget it holds to the database's, and take
         the database's level as this node's."""
         db = self.db
+        self._spent = db.throughput.spent
         held = db.throughput.budgets()
         if not held:
             return
         now = db.clock.now()
         # what each copy had spent, and its level, before any await lets requests on
-        spent = [(budget.spent, budget.bucket.level(now)) for _, _, budget in held]
-        rows = []
-        async with db.engine.transaction() as unit:
-            for (key, version, budget), (mine, level) in zip(held, spent):
-                rows.append(await self._add(unit, key, version, budget, mine, level, now))
-        for (key, _, budget), (mine, _), row in zip(held, spent, rows):
-            last = self._reported.get(key)
+        reported = self._reported
+        spent = [budget.spent for _, _, budget in held]
+        moved = [(entry, mine, entry[2].bucket.level(now)) for entry, mine in zip(held, spent)
+                 if entry[0] not in reported or mine != reported[entry[0]][0]]
+        rows: dict[str, dict] = {}
+        if moved:
+            async with db.engine.transaction() as unit:
+                for (key, version, budget), mine, level in moved:
+                    rows[key] = await self._add(unit, key, version, budget, mine, level, now)
+        clock = time.monotonic()
+        if len(moved) < len(held) and clock >= self._next_idle:
+            # the copies this node spent nothing from: the rows' levels, in one read
+            self._next_idle = clock + IDLE_EVERY
+            async with db.engine.reader() as unit:
+                for hk, _, _, raw in await unit.scan(THROUGHPUT, None, None, None, 1 << 30):
+                    rows.setdefault(hk.decode(), orjson.loads(raw))
+        for (key, _, budget), mine in zip(held, spent):
+            row = rows.get(key)
+            if row is None:
+                continue
+            last = reported.get(key)
             total = row["Spent"]
             self._reported[key] = (mine, total, row["Level"], row["At"])
             # the copy: the database's level, less what this node spent while it was asked

@@ -243,8 +243,10 @@ class Throughput:
     def __init__(self, mode: str, clock: Clock, shared: bool = False) -> None:
         self.mode = mode
         self.clock = clock
-        # Budgets count what they spent only where nodes share them (core/shared_budgets.py)
+        # Budgets count what they spent only where nodes share them (core/shared_budgets.py),
+        # and so does `spent`, their sum: whether any has anything to share
         self.shared = shared
+        self.spent = 0.0
         self.overrides: dict[str, str] = {}  # table name -> mode (admin endpoint)
         # (table id, index name or None, write) -> (table version, Budget)
         self._budgets: dict[tuple[int, str | None, bool], tuple[int, Budget]] = {}
@@ -357,6 +359,7 @@ class Throughput:
             bucket.dry = (dry if dry > floor else floor) + units / bucket.rate
             if shared:
                 budget.spent += units
+                self.spent += units
             if budget.on_demand:
                 budget.count(units, now)
 

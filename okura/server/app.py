@@ -18,15 +18,11 @@ from okura.core.catalog import CatalogChanged
 from okura.core.clock import Clock
 from okura.core.database import Database
 from okura.core.faults import FaultError
-from okura.core import history
-from okura.core.clock import REFRESH
-from okura.core.scheduler import Duty
-from okura.core.shared_budgets import SHARE_EVERY, Sharing
 from okura.core.transfer.objects import store_for
-from okura.core.ttl.sweeper import TRIM_EVERY, Sweeper, trim_streams
 from okura.last_resort import StderrHandler, log_unexpected, loop_exception_handler
 from okura.access.guard import Guard
 from okura.server import auth, startup, tls
+from okura.server.background import duties
 from okura.server.browsers import Browsers
 from okura.server.connections import Connections, connection_limit, file_limit
 from okura.server.guarded import GuardedProtocol, guard_app, identities_of
@@ -146,38 +142,6 @@ class App:
                 changed = again
 
 
-def _duties(app: App, settings: Settings) -> list[Duty]:
-    """All the background work of a server, run by the one scheduler (core/scheduler.py).
-    Alone on its storage a node hears of every change it must act on (a job submitted, a
-    table changed, a mapping made, an item that will expire) and idles until then; over
-    shared storage, what another node changed is found at the duty's interval."""
-    db = app.db
-    shared = db.engine.shared
-
-    async def roll_metrics() -> None:  # end each metrics period on time
-        db.metrics.roll()
-
-    sweeper = Sweeper(db, settings.ttl_interval)
-    duties = [
-        Duty("ttl", sweeper.work, settings.ttl_interval, pending=sweeper.pending),
-        Duty("stream-trim", lambda: trim_streams(db), TRIM_EVERY),
-        Duty("metrics", roll_metrics, 1.0),
-        Duty("jobs", db.jobs.work, 5.0 if shared else None, wakes_on=("jobs",)),
-        Duty("histories", lambda: history.upkeep(db), history.UPKEEP_EVERY),
-        Duty("triggers", app.triggers.work, settings.trigger_interval,
-             pending=app.triggers.pending)]
-    if shared:
-        sharing = Sharing(db)
-        duties += [Duty("clock", db.clock.refresh, REFRESH),
-                   Duty("throughput", sharing.work, SHARE_EVERY,
-                        pending=lambda: db.gate is not None)]
-    if settings.idle_timeout:
-        connections = app.connections
-        duties.append(Duty("connections", connections.sweep, settings.idle_timeout / 2,
-                           pending=lambda: bool(connections.open)))
-    return duties
-
-
 def make_engine(settings: Settings):
     if settings.postgres:
         from okura.storage.postgres import PostgresEngine
@@ -258,7 +222,7 @@ async def serve(settings: Settings, ready: Callable[[int], None] | None = None,
     log.info("okura listening on %s:%d (%s)", settings.host, claimed.port, storage_of(settings))
     if ready is not None:
         ready(claimed.port)
-    for duty in _duties(app, settings):
+    for duty in duties(app, settings):
         db.background.add(duty)
     await stop.wait()
     db.background.close()

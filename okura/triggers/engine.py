@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
 from typing import TYPE_CHECKING
 
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("okura.triggers")
 LEASE = 30.0  # seconds of the clock a delivering node's lease lasts without renewal
+ELSEWHERE = 1.0  # seconds between idle rounds on shared storage (other nodes' changes)
 # okura.toml's mapping settings, in snake case, and the API members they stand for
 _CONFIG = {"function": "FunctionName", "event_source_arn": "EventSourceArn",
            "starting_position": "StartingPosition", "batch_size": "BatchSize",
@@ -90,15 +92,18 @@ class Triggers:
         self.kinesis = Destinations(db, settings.kinesis_endpoint, self.interval)
         self.busy = True  # whether the last round found mappings or live destinations
         self._stirred = -1  # the changes the cheap test has seen (any at first)
+        self._next_look = 0.0  # time.monotonic() of the next round for other nodes' changes
 
     def pending(self) -> bool:
         """The duty's cheap test: rounds run while there are mappings or live Kinesis
         destinations, and after a mapping or a table changed here; on shared storage
-        (where another node may change them) always."""
+        (where another node may change them) also once a second."""
         background = self.db.background
         stirred = background.count("catalog") + background.count("mappings")
-        if self.busy or stirred != self._stirred or self.db.engine.shared:
+        elsewhere = self.db.engine.shared and time.monotonic() >= self._next_look
+        if self.busy or stirred != self._stirred or elsewhere:
             self._stirred = stirred
+            self._next_look = time.monotonic() + ELSEWHERE
             return True
         return False
 

@@ -1,7 +1,8 @@
 """The TTL sweeper: deletes expired items, reading only the items due.
 
-A round looks at each TTL table whose next expiry (expiry.Due, what this process knows;
-on shared storage every table, as other nodes write too) has come, and walks the
+A round looks at each TTL table whose next expiry (expiry.Due, what this process's writes
+and sweeps know; on shared storage also every table every ELSEWHERE rounds, for other
+nodes' writes) has come, and walks the
 table's expiry index (expiry.py) from its oldest entry up to now, in chunks of CHUNK
 entries, so its cost follows the items that expire, not the table's size. Among
 several nodes sharing a database only the holder of the "ttl" lease sweeps, and a node
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import TYPE_CHECKING
 
 import orjson
@@ -40,6 +42,9 @@ CHUNK = 100
 IGNORED_AGE = 5 * 365 * 86400  # TTL values further in the past than this never expire
 LEASE = "ttl"
 TRIM_EVERY = 60.0  # seconds between trims of aged stream records (reads skip them anyway)
+# On shared storage, rounds between looks at every TTL table (for other nodes' writes;
+# this node's writes are known at once)
+ELSEWHERE = 10
 
 
 def expired(item: dict | None, attribute: str, now: float) -> bool:
@@ -56,19 +61,27 @@ class Sweeper:
         self.interval = interval
         self.lease_time = max(10 * interval, 30.0)
         self.read = 0  # expiry entries read, since start (bench/ttl_sweep.py counts them)
+        self._next_look = 0.0  # time.monotonic() of the next look at every table
 
     def pending(self) -> bool:
-        """The cheap test: may any item be due?"""
-        return self.db.engine.shared or self.db.ttl_due.any_by(self.db.clock.now())
+        """The cheap test: may any item be due? (On shared storage, every ELSEWHERE
+        rounds: other nodes' writes.)"""
+        return self._everywhere() or self.db.ttl_due.any_by(self.db.clock.now())
+
+    def _everywhere(self) -> bool:
+        return self.db.engine.shared and time.monotonic() >= self._next_look
 
     async def sweep(self) -> int:
         """One round over the TTL tables with items due; the number of items deleted."""
         db = self.db
         deleted = 0
+        everywhere = self._everywhere()
+        if everywhere:
+            self._next_look = time.monotonic() + ELSEWHERE * self.interval
         db.ttl_due.fresh = True  # every table is looked at, or known, once this round ends
         now = db.clock.now()
         for entry in await registry.tables(db):
-            if db.ttl_due.waits(entry.table_id, now) and not db.engine.shared:
+            if db.ttl_due.waits(entry.table_id, now) and not everywhere:
                 continue
             table = await db.catalog.get(entry.region, entry.name)
             if table is None or table.id != entry.table_id or "TimeToLive" not in table.doc:
