@@ -3,7 +3,8 @@ and users can move it forward (TTL expiry, stream retention, status delays).
 
 On storage shared by several nodes the offset (how far the clock runs ahead of
 real time) is shared too: it lives in one storage row, `advance` moves it there
-under a row lock, and every node re-reads it every REFRESH seconds (`refresh`, a
+under a row lock and announces the move (PostgreSQL's NOTIFY), and every node re-reads
+it when it hears of one, and every REFRESH seconds where it cannot hear (`refresh`, a
 background duty).
 `now()` itself never touches storage: it is on every request's path.
 """
@@ -16,6 +17,7 @@ from okura.storage.engine import Engine, doc_of
 
 _HK, _RK = b"clock", b""
 REFRESH = 0.2  # seconds: a move through one node shows on the others within this
+REFRESH_HEARING = 5.0  # seconds between refreshes where moves are announced (LISTEN)
 
 
 class Clock:
@@ -66,4 +68,5 @@ class Clock:
             offset = max(stored, self.offset) + seconds
             if raw is None or offset != stored:
                 await unit.put(CLOCK, _HK, _RK, 0, repr(offset).encode())
+                await unit.announce(CLOCK)  # the other nodes refresh at once
         self.offset = offset

@@ -10,6 +10,7 @@ from okura.core.jobs import Runner
 from okura.core.metrics import Metrics
 from okura.core.scheduler import Scheduler
 from okura.core.sealed import Seal, load
+from okura.core.spaces import CLOCK
 from okura.core.throughput import OFF, Throughput
 from okura.core.transfer import exporter, importer  # noqa: F401 (their job kinds)
 from okura.core.transfer.jobs import Transfers
@@ -37,7 +38,7 @@ class Database:
         self.jobs = Runner(self)  # background jobs (core/jobs.py): a duty of the server's
         self.ttl_due = Due()  # when each TTL table's next item expires (core/ttl/expiry.py)
         self.catalog.changed = self._changed
-        engine.watch_catalog(self.catalog.invalidate)
+        engine.watch_catalog(self._heard)
         # S3 exports and imports: where the objects are, where bad import lines are logged
         self.transfers = Transfers(s3 or LocalStore("s3"), import_errors)
         self.faults = Faults(self.clock, self.metrics)  # injected faults (docs/admin.md)
@@ -71,6 +72,13 @@ class Database:
         self.insights.notice(table)
         if self.gate is not None:
             self.gate.notice(table, self.clock.now())
+
+    def _heard(self, tid: int) -> None:
+        """Another process changed a table's document, or the shared clock."""
+        if tid == CLOCK:
+            self.background.signal("clock")
+        else:
+            self.catalog.invalidate(tid)
 
     def status_until(self, now: float) -> float:
         """When a status change made at `now` ends. With no delay it has already ended,

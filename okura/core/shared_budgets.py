@@ -9,12 +9,11 @@ copy's. What it spent is charged as its copy charged it, when it was spent: a re
 since that a full bucket would have thrown away (a clock move, say) does not cancel it
 out. So a copy misses at most SHARE_EVERY seconds of the other nodes' spending: together
 the nodes run at most that far ahead of the budget, a lead the bucket then pays back,
-and copies never drift apart (docs/throttling.md measures it). A copy this node spent
-nothing from since its last exchange writes nothing: it takes the row's level every
-IDLE_EVERY seconds, all such rows in one read (an idle node over many tables would
-otherwise write a row per table ten times a second), so a node that starts spending
-from a copy idle until then may miss up to IDLE_EVERY seconds of the others' spending,
-until its next exchange.
+and copies never drift apart (docs/throttling.md measures it). A node that has spent
+nothing for IDLE_AFTER seconds exchanges once every IDLE_EVERY seconds instead (an idle
+node over many tables would otherwise write a row per table ten times a second), so one
+that starts spending after such a pause may miss up to IDLE_EVERY seconds of the others'
+spending, until its next exchange.
 Partition-key budgets stay per node.
 """
 from __future__ import annotations
@@ -35,7 +34,8 @@ if TYPE_CHECKING:
     from okura.storage.engine import Transaction
 
 SHARE_EVERY = 0.1  # seconds between a node's exchanges with the database
-IDLE_EVERY = 1.0  # seconds between refreshes of the copies a node has not spent from
+IDLE_EVERY = 1.0  # seconds between the exchanges of a node that spends nothing
+IDLE_AFTER = 5.0  # seconds without spending after which a node is idle
 _NONE = (0.0, 0.0, 0.0, None)  # what a node had reported of a budget before its first exchange
 
 
@@ -46,8 +46,9 @@ class Sharing:
         # and the row's level and its time (which its copy took)
         self._reported: dict[str, tuple[float, float, float, float | None]] = {}
         self._failing = False
-        self._next_idle = 0.0  # time.monotonic() of the next refresh of unspent copies
-        self._spent = 0.0  # the node's spending (Throughput.spent) at the last exchange
+        self._next_idle = 0.0  # time.monotonic() of an idle node's next exchange
+        self._spent = 0.0  # the node's spending (Throughput.spent) when last looked at
+        self._active_until = 0.0  # time.monotonic() until which it exchanges every SHARE_EVERY
 
     async def work(self) -> None:
         """The duty's round (core/scheduler.py: every SHARE_EVERY seconds while anything
@@ -64,43 +65,33 @@ class Sharing:
             self._failing = True
 
     def pending(self) -> bool:
-        """The duty's cheap test: something was spent since the last exchange, or the
-        idle copies' refresh is due."""
-        throughput = self.db.throughput
-        return self.db.gate is not None and (
-            throughput.spent != self._spent or time.monotonic() >= self._next_idle)
+        """The duty's cheap test: this node spent something in the last IDLE_AFTER
+        seconds, or an idle node's exchange is due."""
+        if self.db.gate is None:
+            return False
+        clock = time.monotonic()
+        if self.db.throughput.spent != self._spent:
+            self._spent = self.db.throughput.spent
+            self._active_until = clock + IDLE_AFTER
+        return clock < self._active_until or clock >= self._next_idle
 
     async def exchange(self) -> None:
         """Add what this node spent of each budget it holds to the database's, and take
         the database's level as this node's."""
         db = self.db
-        self._spent = db.throughput.spent
+        self._next_idle = time.monotonic() + IDLE_EVERY
         held = db.throughput.budgets()
         if not held:
             return
         now = db.clock.now()
         # what each copy had spent, and its level, before any await lets requests on
-        reported = self._reported
-        spent = [budget.spent for _, _, budget in held]
-        moved = [(entry, mine, entry[2].bucket.level(now)) for entry, mine in zip(held, spent)
-                 if entry[0] not in reported or mine != reported[entry[0]][0]]
-        rows: dict[str, dict] = {}
-        if moved:
-            async with db.engine.transaction() as unit:
-                for (key, version, budget), mine, level in moved:
-                    rows[key] = await self._add(unit, key, version, budget, mine, level, now)
-        clock = time.monotonic()
-        if len(moved) < len(held) and clock >= self._next_idle:
-            # the copies this node spent nothing from: the rows' levels, in one read
-            self._next_idle = clock + IDLE_EVERY
-            async with db.engine.reader() as unit:
-                for hk, _, _, raw in await unit.scan(THROUGHPUT, None, None, None, 1 << 30):
-                    rows.setdefault(hk.decode(), orjson.loads(raw))
-        for (key, _, budget), mine in zip(held, spent):
-            row = rows.get(key)
-            if row is None:
-                continue
-            last = reported.get(key)
+        spent = [(budget.spent, budget.bucket.level(now)) for _, _, budget in held]
+        rows = []
+        async with db.engine.transaction() as unit:
+            for (key, version, budget), (mine, level) in zip(held, spent):
+                rows.append(await self._add(unit, key, version, budget, mine, level, now))
+        for (key, _, budget), (mine, _), row in zip(held, spent, rows):
+            last = self._reported.get(key)
             total = row["Spent"]
             self._reported[key] = (mine, total, row["Level"], row["At"])
             # the copy: the database's level, less what this node spent while it was asked

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from okura.core import history
-from okura.core.clock import REFRESH
+from okura.core.clock import REFRESH, REFRESH_HEARING
 from okura.core.scheduler import Duty
 from okura.core.shared_budgets import SHARE_EVERY, Sharing
 from okura.core.ttl.sweeper import TRIM_EVERY, Sweeper, trim_streams
@@ -37,7 +37,9 @@ def duties(app: App, settings: Settings) -> list[Duty]:
              pending=app.triggers.pending)]
     if shared:
         sharing = Sharing(db)
-        duties += [Duty("clock", db.clock.refresh, REFRESH),
+        duties += [Duty("clock", db.clock.refresh,
+                        REFRESH_HEARING if db.engine.hears_others else REFRESH,
+                        wakes_on=("clock",)),
                    Duty("throughput", sharing.work, SHARE_EVERY, pending=sharing.pending)]
     if settings.idle_timeout:
         connections = app.connections

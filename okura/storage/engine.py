@@ -107,6 +107,12 @@ class Transaction(Protocol):
     async def catalog_delete(self, tid: int) -> None:
         """Remove a table from the catalog."""
 
+    async def announce(self, tid: int) -> None:
+        """Tell the other processes sharing the storage, once this unit commits, that a
+        row of space `tid` changed: their watch_catalog callbacks hear `tid` (an
+        okura space of its own, such as the shared clock's). Nothing where nobody else
+        shares the storage."""
+
     # Idempotency tokens of TransactWriteItems/ExecuteTransaction, shared by every node.
     async def token_claim(self, key: str, digest: bytes, expires: float,
                           now: float) -> tuple[bytes, bytes | None] | None:
@@ -129,6 +135,9 @@ class Engine(Protocol):
     # False when after_commit() always returns False (every unit is committed as it ends):
     # the server then skips asking it for each reply.
     group_commit: bool
+    # True once open when other processes' changes are heard (watch_catalog) as they
+    # commit; a shared engine that cannot (CockroachDB has no LISTEN) leaves readers to poll.
+    hears_others: bool
 
     def watch_catalog(self, callback: Callable[[int], None]) -> None:
         """Call `callback(table id)` whenever another process changes a table's catalog

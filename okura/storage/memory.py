@@ -163,6 +163,7 @@ _NONE = _Rows()  # the (empty) rows of a table that has none
 class MemoryEngine:
     shared = False  # the process owns its memory
     group_commit = False  # nothing to commit
+    hears_others = False  # there are none
 
     def __init__(self):
         self.tables: dict[int, _Rows] = {}
@@ -335,6 +336,9 @@ class _MemoryUnit:
         named = self.engine.names.get(tid)
         if named is not None:
             self._set_entry(tid, named, None)
+
+    async def announce(self, tid: int) -> None:
+        pass  # nobody else shares the memory
 
     def _set_entry(self, tid: int, named: tuple[str, str], entry: list | None) -> None:
         """Set (None: remove) one catalog entry, undoably."""

@@ -93,6 +93,7 @@ def _connect(target: str) -> apsw.Connection:
 class SqliteEngine:
     shared = False  # one process owns the file
     group_commit = True  # one COMMIT per event-loop iteration
+    hears_others = False  # there are none
 
     def __init__(self, path: str, durability: str = "process"):
         self.path = path
@@ -472,6 +473,9 @@ class _SqliteTransaction:
     async def catalog_delete(self, tid: int) -> None:
         self._change("DELETE FROM catalog WHERE id=?", (tid,))
         self.engine._catalog_changes.add(tid)
+
+    async def announce(self, tid: int) -> None:
+        pass  # nobody else shares the file
 
     async def token_claim(self, key: str, digest: bytes, expires: float,
                           now: float) -> tuple[bytes, bytes | None] | None:

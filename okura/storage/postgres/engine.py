@@ -122,6 +122,7 @@ async def _keep_session(connection: asyncpg.Connection) -> None:
 class PostgresEngine:
     shared = True  # any number of okura processes may serve one database
     group_commit = False  # each transaction block commits as it ends
+    hears_others = False  # True once LISTEN works (open)
 
     def __init__(self, dsn: str, min_connections: int = 1, max_connections: int = 20):
         """`dsn` is a postgresql:// URL; its unknown query parameters become session
@@ -149,6 +150,7 @@ class PostgresEngine:
             self._listener = await pool.acquire()
             try:
                 await self._listener.add_listener(_CATALOG_CHANNEL, self._catalog_changed)
+                self.hears_others = True
             except asyncpg.PostgresError:
                 await pool.release(self._listener)
                 self._listener = None
@@ -272,6 +274,9 @@ class _PostgresReader:
 
     async def catalog_delete(self, tid: int) -> None:
         await self.connection.execute(_CATALOG_DELETE, tid)
+        await self.connection.execute(_CATALOG_NOTIFY, str(tid))
+
+    async def announce(self, tid: int) -> None:
         await self.connection.execute(_CATALOG_NOTIFY, str(tid))
 
     async def token_claim(self, key: str, digest: bytes, expires: float,
