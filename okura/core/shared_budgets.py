@@ -10,10 +10,11 @@ since that a full bucket would have thrown away (a clock move, say) does not can
 out. So a copy misses at most SHARE_EVERY seconds of the other nodes' spending: together
 the nodes run at most that far ahead of the budget, a lead the bucket then pays back,
 and copies never drift apart (docs/throttling.md measures it). A node that has spent
-nothing for IDLE_AFTER seconds exchanges once every IDLE_EVERY seconds instead (an idle
-node over many tables would otherwise write a row per table ten times a second), so one
-that starts spending after such a pause may miss up to IDLE_EVERY seconds of the others'
-spending, until its next exchange.
+nothing for IDLE_AFTER seconds (it reported all it spent meanwhile) only refreshes its
+copies, once every IDLE_EVERY seconds, from one read of the rows (an idle node over many
+tables would otherwise write a row per table ten times a second), so one that starts
+spending after such a pause may miss up to IDLE_EVERY seconds of the others' spending,
+until its next exchange.
 Partition-key budgets stay per node.
 """
 from __future__ import annotations
@@ -79,11 +80,15 @@ class Sharing:
         """Add what this node spent of each budget it holds to the database's, and take
         the database's level as this node's."""
         db = self.db
-        self._next_idle = time.monotonic() + IDLE_EVERY
+        clock = time.monotonic()
+        self._next_idle = clock + IDLE_EVERY
         held = db.throughput.budgets()
         if not held:
             return
         now = db.clock.now()
+        if clock >= self._active_until:
+            await self._refresh(held, now)
+            return
         # what each copy had spent, and its level, before any await lets requests on
         spent = [(budget.spent, budget.bucket.level(now)) for _, _, budget in held]
         rows = []
@@ -91,14 +96,30 @@ class Sharing:
             for (key, version, budget), (mine, level) in zip(held, spent):
                 rows.append(await self._add(unit, key, version, budget, mine, level, now))
         for (key, _, budget), (mine, _), row in zip(held, spent, rows):
-            last = self._reported.get(key)
-            total = row["Spent"]
-            self._reported[key] = (mine, total, row["Level"], row["At"])
-            # the copy: the database's level, less what this node spent while it was asked
-            bucket = budget.bucket
-            bucket.dry = row["At"] - (row["Level"] - (budget.spent - mine)) / bucket.rate
-            if budget.on_demand and last is not None:  # the others' traffic raises
-                budget.count(total - last[1] - (mine - last[0]), now)  # on-demand peaks too
+            self._adopt(key, budget, mine, row, now)
+
+    async def _refresh(self, held: list[tuple[str, int, Budget]], now: float) -> None:
+        """An idle node's exchange: it has nothing to add (it reported all it spent
+        while it spent), so each copy it has reported takes its row's level, every row
+        in one read."""
+        spent = [budget.spent for _, _, budget in held]
+        async with self.db.engine.reader() as unit:
+            rows = {hk.decode(): orjson.loads(raw)
+                    for hk, _, _, raw in await unit.scan(THROUGHPUT, None, None, None, 1 << 30)}
+        for (key, _, budget), mine in zip(held, spent):
+            row = rows.get(key)
+            if row is not None and key in self._reported:
+                self._adopt(key, budget, mine, row, now)
+
+    def _adopt(self, key: str, budget: Budget, mine: float, row: dict, now: float) -> None:
+        """The copy takes the row's level, less what this node spent since `mine`."""
+        last = self._reported.get(key)
+        total = row["Spent"]
+        self._reported[key] = (mine, total, row["Level"], row["At"])
+        bucket = budget.bucket
+        bucket.dry = row["At"] - (row["Level"] - (budget.spent - mine)) / bucket.rate
+        if budget.on_demand and last is not None:  # the others' traffic raises
+            budget.count(total - last[1] - (mine - last[0]), now)  # on-demand peaks too
 
     @staticmethod
     def _charge(last: tuple[float, float, float, float | None], bucket: Bucket,
