@@ -28,6 +28,7 @@ import orjson
 
 from okura.core import index_entries, jobs
 from okura.core.catalog import ACTIVE, DELETING, CatalogChanged, Table
+from okura.last_resort import log_unexpected
 from okura.storage.engine import Conflict
 
 if TYPE_CHECKING:
@@ -74,7 +75,7 @@ class IndexJobs:
                                               "TableId": table.id}, f"{KIND}-{table.id}")
         except Exception:
             self._recorded.pop(table.id, None)  # recorded when the document is seen again
-            log.exception("recording the index jobs of table %s failed", table.name)
+            log_unexpected(log, "recording the index jobs of table %s failed", table.name)
 
     async def step(self, state: dict) -> dict | None:
         """A chunk of the table's first index job: `state` itself while it is not due,

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Awaitable, Callable
 import orjson
 
 from okura.core.scheduler import holds
+from okura.last_resort import log_unexpected
 from okura.core.spaces import JOBS
 from okura.storage.engine import Conflict, doc_of
 
@@ -121,7 +122,7 @@ class Runner:
         except Conflict:
             return True  # lost a race with a request: the same step runs again
         except Exception:
-            log.exception("job %s (%s) failed a step; it runs again", job_id, job["Kind"])
+            log_unexpected(log, "job %s (%s) failed a step; it runs again", job_id, job["Kind"])
             return False
         if state is given:
             return False  # waiting: it looks again at the next poll

@@ -10,9 +10,9 @@ and the events that wake it at once (`wakes_on`: names core signals with
 document changes). A round returns when it wants to run again: 0 for at once (more
 work waits; requests run first), a number of seconds, or None for its interval.
 
-Every round is guarded: whatever a duty raises is logged by `report`, which cannot fail
-itself, and the duty runs again at its next turn; nothing a duty does stops another or
-the server. Each duty runs as a task of its own, so a slow round (a function a trigger
+Every round is guarded: whatever a duty raises is logged by `report` (okura.last_resort,
+which cannot fail itself), and the duty runs again at its next turn; nothing a duty does
+stops another or the server. Each duty runs as a task of its own, so a slow round (a function a trigger
 calls) holds up no other duty.
 """
 from __future__ import annotations
@@ -22,6 +22,7 @@ import logging
 from typing import TYPE_CHECKING, Awaitable, Callable, Iterable
 
 from okura.core import leases
+from okura.last_resort import log_unexpected
 
 if TYPE_CHECKING:
     from okura.core.database import Database
@@ -52,18 +53,9 @@ class Duty:
 
 
 def report(what: str, error: BaseException) -> None:
-    """Log a failure, whatever the exception object does when formatted: this never
-    raises (a handler's own failure falls back to the type's name, then to nothing)."""
-    try:
-        log.error("%s failed; it runs again", what, exc_info=error)
-        return
-    except Exception:
-        pass
-    try:
-        log.error("%s failed with an unprintable %s; it runs again", what,
-                  type.__repr__(type(error)))
-    except Exception:
-        pass
+    """Log a duty's failure (through okura.last_resort: this never raises, whatever the
+    exception does when formatted)."""
+    log_unexpected(log, "%s failed; it runs again", what, error=error)
 
 
 async def holds(db: Database, lease: str, seconds: float) -> bool:
