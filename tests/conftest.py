@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import http.client
 import importlib
 import json
@@ -222,22 +223,23 @@ def unique_name(prefix: str = "t") -> str:
     return f"{prefix}-{uuid.uuid4().hex[:12]}"
 
 
+def new_table(ddb, range_type: str | None = None, hash_type: str = "S", **extra) -> str:
+    """A new table with a unique name (hash key `pk` S, optional sort key `sk`)."""
+    name = unique_name()
+    schema = [{"AttributeName": "pk", "KeyType": "HASH"}]
+    attributes = [{"AttributeName": "pk", "AttributeType": hash_type}]
+    if range_type:
+        schema.append({"AttributeName": "sk", "KeyType": "RANGE"})
+        attributes.append({"AttributeName": "sk", "AttributeType": range_type})
+    ddb.create_table(TableName=name, KeySchema=schema, AttributeDefinitions=attributes,
+                     BillingMode="PAY_PER_REQUEST", **extra)
+    return name
+
+
 @pytest.fixture
 def make_table(ddb):
-    """Create tables with unique names (hash key `pk` S, optional sort key `sk`)."""
-
-    def make(range_type: str | None = None, hash_type: str = "S", **extra) -> str:
-        name = unique_name()
-        schema = [{"AttributeName": "pk", "KeyType": "HASH"}]
-        attributes = [{"AttributeName": "pk", "AttributeType": hash_type}]
-        if range_type:
-            schema.append({"AttributeName": "sk", "KeyType": "RANGE"})
-            attributes.append({"AttributeName": "sk", "AttributeType": range_type})
-        ddb.create_table(TableName=name, KeySchema=schema, AttributeDefinitions=attributes,
-                         BillingMode="PAY_PER_REQUEST", **extra)
-        return name
-
-    return make
+    """Create tables with unique names (`new_table`)."""
+    return functools.partial(new_table, ddb)
 
 
 @pytest.fixture
