@@ -32,6 +32,7 @@ def _installed() -> None:
                     f"{last}")
 
 
+@pytest.mark.slow  # npm and node (README.md, Tests)
 def test_the_javascript_sdk_v3(endpoint):
     if NODE is None:
         unavailable("node is not installed")
