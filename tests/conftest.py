@@ -95,7 +95,9 @@ class Server:
         with open(self.log.name, encoding="utf-8", errors="replace") as handle:
             return handle.read()
 
-    def wait_ready(self, timeout: float = 10.0) -> None:
+    # A loaded machine (load 12 on 2 cores here) takes 8 s and more to start one: a wait
+    # of 10 s failed whole modules' fixtures. It only ever ends sooner.
+    def wait_ready(self, timeout: float = 60.0) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
