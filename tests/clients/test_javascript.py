@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 
+import pytest
 from clients_common import endpoint  # noqa: F401 - a fixture
 from conftest import unavailable
 

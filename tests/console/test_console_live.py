@@ -6,6 +6,8 @@ import json
 import time
 import urllib.request
 
+import pytest
+
 from browser_fixtures import browser, console_server, page, screenshot  # noqa: F401 (fixtures)
 from conftest import imported
 
