@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import http.client
 import importlib
 import json
@@ -21,9 +22,21 @@ from botocore.config import Config
 from hypothesis import HealthCheck, settings
 
 # Generated inputs are judged by what they find, not by how fast a busy machine makes
-# them: no deadline and no "input generation is slow" failure (seen on a loaded CI host)
+# them: no deadline and no "input generation is slow" failure (seen on a loaded CI host).
+# The fast lane (-m "not slow", README.md, Tests) tries a fifth of each test's examples:
+# generating them is nearly all of those tests' time, and the whole suite tries them all.
+FAST_LANE_SHARE = 5
 settings.register_profile("okura", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("okura-fast", settings.get_profile("okura"),
+                          max_examples=100 // FAST_LANE_SHARE)  # of Hypothesis's default 100
 settings.load_profile("okura")
+_fast_lane = False
+
+
+def examples(thorough: int) -> int:
+    """A generated-input test's max_examples: `thorough` in the whole suite, a fifth of it
+    in the fast lane."""
+    return max(thorough // FAST_LANE_SHARE, 1) if _fast_lane else thorough
 
 BACKENDS = ["memory", "sqlite", "postgres"]
 POSTGRES_HOST = "127.0.0.1:5432"
@@ -82,7 +95,9 @@ class Server:
         with open(self.log.name, encoding="utf-8", errors="replace") as handle:
             return handle.read()
 
-    def wait_ready(self, timeout: float = 10.0) -> None:
+    # A loaded machine (load 12 on 2 cores here) takes 8 s and more to start one: a wait
+    # of 10 s failed whole modules' fixtures. It only ever ends sooner.
+    def wait_ready(self, timeout: float = 60.0) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -222,22 +237,23 @@ def unique_name(prefix: str = "t") -> str:
     return f"{prefix}-{uuid.uuid4().hex[:12]}"
 
 
+def new_table(ddb, range_type: str | None = None, hash_type: str = "S", **extra) -> str:
+    """A new table with a unique name (hash key `pk` S, optional sort key `sk`)."""
+    name = unique_name()
+    schema = [{"AttributeName": "pk", "KeyType": "HASH"}]
+    attributes = [{"AttributeName": "pk", "AttributeType": hash_type}]
+    if range_type:
+        schema.append({"AttributeName": "sk", "KeyType": "RANGE"})
+        attributes.append({"AttributeName": "sk", "AttributeType": range_type})
+    ddb.create_table(TableName=name, KeySchema=schema, AttributeDefinitions=attributes,
+                     BillingMode="PAY_PER_REQUEST", **extra)
+    return name
+
+
 @pytest.fixture
 def make_table(ddb):
-    """Create tables with unique names (hash key `pk` S, optional sort key `sk`)."""
-
-    def make(range_type: str | None = None, hash_type: str = "S", **extra) -> str:
-        name = unique_name()
-        schema = [{"AttributeName": "pk", "KeyType": "HASH"}]
-        attributes = [{"AttributeName": "pk", "AttributeType": hash_type}]
-        if range_type:
-            schema.append({"AttributeName": "sk", "KeyType": "RANGE"})
-            attributes.append({"AttributeName": "sk", "AttributeType": range_type})
-        ddb.create_table(TableName=name, KeySchema=schema, AttributeDefinitions=attributes,
-                         BillingMode="PAY_PER_REQUEST", **extra)
-        return name
-
-    return make
+    """Create tables with unique names (`new_table`)."""
+    return functools.partial(new_table, ddb)
 
 
 @pytest.fixture
@@ -256,6 +272,52 @@ def error_of(excinfo) -> tuple[str, str]:
     """(code, message) of a botocore ClientError."""
     error = excinfo.value.response["Error"]
     return error["Code"], error["Message"]
+
+
+# The fast lane, `python -m pytest -m "not slow"` (README.md, Tests), leaves out the tests
+# that need a browser, Terraform, npm/node or mypy. A test that starts one of them
+# without the `slow` mark fails, rather than slowing the fast lane unnoticed. (Playwright
+# drives the browser from a node of its own.)
+SLOW_PROGRAMS = {"node", "npm", "npx", "terraform", "chromium", "chromium-browser",
+                 "google-chrome"}
+_unmarked: pytest.Item | None = None  # the test running now, unless it is marked slow
+
+
+def slow_program(argv) -> str | None:
+    """The slow tool a command line starts, if any."""
+    argv = [str(arg) for arg in argv] if isinstance(argv, (list, tuple)) else [str(argv)]
+    program = os.path.basename(argv[0].split()[0]) if argv and argv[0] else ""
+    if program in SLOW_PROGRAMS:
+        return program
+    if argv[1:3] == ["-m", "mypy"]:
+        return "mypy"
+    return None
+
+
+def _refuse_slow_programs(event: str, args: tuple) -> None:
+    if event == "subprocess.Popen" and _unmarked is not None:
+        program = slow_program(args[1])
+        if program is not None:
+            raise RuntimeError(f"{_unmarked.nodeid} starts {program}: mark it "
+                               f"@pytest.mark.slow (README.md, Tests)")
+
+
+def pytest_configure(config):
+    global _fast_lane
+    sys.addaudithook(_refuse_slow_programs)
+    if "not slow" in (config.getoption("markexpr") or ""):
+        _fast_lane = True
+        settings.load_profile("okura-fast")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    global _unmarked
+    _unmarked = None if item.get_closest_marker("slow") else item
+    try:
+        return (yield)
+    finally:
+        _unmarked = None
 
 
 def pytest_terminal_summary(terminalreporter):

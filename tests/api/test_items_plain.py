@@ -5,14 +5,18 @@ must be the same, errors included."""
 from __future__ import annotations
 
 import pytest
+from conftest import new_table
 
 GENERAL = {"ReturnConsumedCapacity": "NONE"}
 
 
-@pytest.fixture
-def tables(make_table) -> dict:
-    return {"S": make_table(), "N": make_table(hash_type="N"), "SN": make_table("N"),
-            "NS": make_table("S", hash_type="N"), "SS": make_table("S")}
+@pytest.fixture(scope="module")
+def tables(ddb) -> dict:
+    """One table of each key schema for the module: each test writes keys of its own, or
+    starts its keys afresh (`fresh`), so none depends on what another left."""
+    return {"S": new_table(ddb), "N": new_table(ddb, hash_type="N"),
+            "SN": new_table(ddb, "N"), "NS": new_table(ddb, "S", hash_type="N"),
+            "SS": new_table(ddb, "S")}
 
 
 def both(server, target: str, body: dict):

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import examples
 from items_common import fails
 
 INVALID = "One or more parameter values were invalid: "
@@ -191,7 +192,7 @@ def test_number_keys_are_one_key_whatever_their_spelling(ddb, make_table):
         "pk": {"N": "1.5"}, "v": {"S": "second"}}
 
 
-@settings(max_examples=40, deadline=None,
+@settings(max_examples=examples(40), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.builds(lambda m, e: Decimal(m).scaleb(e), st.integers(-(10 ** 38) + 1, 10 ** 38 - 1),
                  st.integers(-168, 125)).filter(lambda d: d == 0 or -130 <= d.adjusted() < 126))
@@ -296,7 +297,7 @@ _members = {
 }
 
 
-@settings(max_examples=150, deadline=None,
+@settings(max_examples=examples(150), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(st.sampled_from(["PutItem", "GetItem", "UpdateItem", "DeleteItem"]),
        st.fixed_dictionaries({}, optional=_members))

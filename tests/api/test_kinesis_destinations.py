@@ -256,6 +256,7 @@ def records(kinesis, name: str, want: int, deadline: float = 20.0) -> list[tuple
         time.sleep(0.05)
 
 
+@pytest.mark.slow  # npm and node (README.md, Tests)
 def test_changes_reach_the_stream_in_dynamodbs_record_format(streaming, kinesis):
     ddb = streaming.client()
     table, name, arn = enabled(ddb, kinesis)
@@ -291,6 +292,7 @@ def test_changes_reach_the_stream_in_dynamodbs_record_format(streaming, kinesis)
     assert sum(1 for _, d in found if d["dynamodb"]["Keys"] == {"pk": {"S": "early"}}) == 1
 
 
+@pytest.mark.slow  # npm and node (README.md, Tests)
 def test_precision_update_and_disable(streaming, kinesis):
     ddb = streaming.client()
     table, name, arn = enabled(ddb, kinesis)

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import examples
 from okura import expressions
 from okura.core.reads import sort_range
 from okura.errors import DynamoError
@@ -62,7 +63,7 @@ def cases(draw):
     return types, equal, op, operands, rows, suffix
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(cases(), st.booleans())
 def test_rows_in_range_are_rows_satisfying_the_condition(case, index_rows):
     types, equal, op, operands, rows, suffix = case

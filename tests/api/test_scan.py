@@ -6,14 +6,17 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import new_table
 from items_common import NOT_FOUND, fails
 from okura.storage import keys
 
 KEYS = [f"k{i:03d}" for i in range(60)]
 
 
-@pytest.fixture
-def filled(ddb, table) -> str:
+@pytest.fixture(scope="module")
+def filled(ddb) -> str:
+    """A table of 60 items that the tests only read."""
+    table = new_table(ddb)
     for i, key in enumerate(KEYS):
         ddb.put_item(TableName=table, Item={"pk": {"S": key}, "n": {"N": str(i)}})
     return table

@@ -315,7 +315,9 @@ def test_deleted_table_leaves_a_disabled_readable_stream(ddb, streams):
 
 def test_unknown_stream_and_shard(ddb, streams):
     name, arn = stream_table(ddb)
-    missing = arn[:-3] + "999"
+    # the table's stream, labelled as created in 2000: no such stream. (Changing the last
+    # digits, the label's milliseconds, named the table's own stream once in 1,000 runs.)
+    missing = arn.rpartition("/stream/")[0] + "/stream/2000-01-01T00:00:00.000"
     for call in (lambda: streams.describe_stream(StreamArn=missing),
                  lambda: streams.get_shard_iterator(StreamArn=missing, ShardId="shardId-" + "0" * 29,
                                                     ShardIteratorType="LATEST")):

@@ -6,7 +6,7 @@ from botocore.exceptions import ClientError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import error_of, unique_name
+from conftest import error_of, examples, unique_name
 
 HASH = [{"AttributeName": "pk", "KeyType": "HASH"}]
 PK = [{"AttributeName": "pk", "AttributeType": "S"}]
@@ -147,7 +147,7 @@ def listed(server) -> tuple:
     return client, names
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(limit=st.integers(1, 9), start=st.one_of(st.none(), st.text("abt-0123456789", min_size=3)))
 def test_list_tables_page_is_the_next_names(listed, limit, start):
     client, names = listed

@@ -84,6 +84,7 @@ resource "aws_dynamodb_table" "events" {
 """
 
 
+@pytest.mark.slow  # terraform (README.md, Tests)
 # ~30 s on an idle machine, 100 s seen on a loaded one: past the suite's 120 s per test
 @pytest.mark.timeout(600)
 def test_tables_apply_plan_clean_and_destroy(tmp_path):

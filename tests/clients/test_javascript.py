@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 
+import pytest
 from clients_common import endpoint  # noqa: F401 - a fixture
 from conftest import unavailable
 
@@ -32,6 +33,7 @@ def _installed() -> None:
                     f"{last}")
 
 
+@pytest.mark.slow  # npm and node (README.md, Tests)
 def test_the_javascript_sdk_v3(endpoint):
     if NODE is None:
         unavailable("node is not installed")

@@ -11,6 +11,7 @@ from botocore.exceptions import ClientError
 from browser_fixtures import browser, console_server, page, screenshot  # noqa: F401 (fixtures)
 from conftest import Server, imported
 
+pytestmark = pytest.mark.slow  # a browser (README.md, Tests)
 expect = imported("playwright.sync_api", "Playwright (the test extra) is not installed").expect
 
 

@@ -6,9 +6,12 @@ import json
 import time
 import urllib.request
 
+import pytest
+
 from browser_fixtures import browser, console_server, page, screenshot  # noqa: F401 (fixtures)
 from conftest import imported
 
+pytestmark = pytest.mark.slow  # a browser (README.md, Tests)
 expect = imported("playwright.sync_api", "Playwright (the test extra) is not installed").expect
 
 

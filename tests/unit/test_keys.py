@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import examples
 from okura.errors import DynamoError
 from okura.storage import keys
 from okura.values import numbers
@@ -47,7 +48,7 @@ def test_number_ladder_sorts_in_numeric_order():
 
 
 @given(dynamo_numbers(), dynamo_numbers())
-@settings(max_examples=2000)
+@settings(max_examples=examples(2000))
 def test_number_bytes_compare_numerically(a, b):
     assert _cmp(keys.encode("N", a), keys.encode("N", b)) == _cmp(Decimal(a), Decimal(b))
 
@@ -67,7 +68,7 @@ _scalar_text = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1)
 
 
 @given(_scalar_text, _scalar_text)
-@settings(max_examples=1000)
+@settings(max_examples=examples(1000))
 def test_string_bytes_compare_in_utf8_order(a, b):
     assert _cmp(keys.encode("S", a), keys.encode("S", b)) == _cmp(a, b)
 
@@ -78,7 +79,7 @@ def test_string_order_is_utf8_not_utf16():
 
 
 @given(st.binary(min_size=1), st.binary(min_size=1))
-@settings(max_examples=1000)
+@settings(max_examples=examples(1000))
 def test_binary_bytes_compare_as_decoded_bytes(a, b):
     wire_a, wire_b = base64.b64encode(a).decode(), base64.b64encode(b).decode()
     assert _cmp(keys.encode("B", wire_a), keys.encode("B", wire_b)) == _cmp(a, b)

@@ -9,6 +9,7 @@ from decimal import Decimal
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from conftest import examples
 from okura.errors import DynamoError
 from okura.expressions import apply_update, evaluate, project
 from okura.expressions import legacy
@@ -302,7 +303,7 @@ def _reference(op: str, attr: dict | None, values: list[dict]) -> bool:
     return contained if op == "CONTAINS" else not contained
 
 
-@settings(max_examples=500)  # 13 operators: enough cases of each for the boundaries
+@settings(max_examples=examples(500))  # 13 operators: enough cases of each for the boundaries
 @given(attr=st.one_of(st.none(), _attributes),
        op=st.sampled_from(sorted(legacy._OPERATORS)),
        values=st.lists(_scalars, min_size=1, max_size=3))

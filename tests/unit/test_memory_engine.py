@@ -9,6 +9,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import examples
 from okura.storage import memory
 from okura.storage.engine import doc_of
 from okura.storage.memory import MemoryEngine
@@ -54,7 +55,7 @@ def _model_reads(model: dict) -> tuple:
     return every, pages, after, points, (len(model), sum(model.values()))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(STEPS, st.sampled_from([1, 2, memory._BUCKET]))
 def test_reads_match_a_sorted_model(steps, bucket):
     """Small buckets split at every few rows, also inside units that fail."""

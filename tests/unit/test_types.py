@@ -11,6 +11,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow  # the type checker (README.md, Tests)
 @pytest.mark.timeout(300)  # a cold run checks every module; .mypy_cache makes later ones quick
 def test_mypy_finds_no_errors() -> None:
     done = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True,

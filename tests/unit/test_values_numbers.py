@@ -3,6 +3,7 @@ from decimal import Decimal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import examples
 from okura.values import numbers
 
 _wire_numbers = st.one_of(
@@ -27,7 +28,7 @@ def _fast(text: str) -> str:
 
 
 @given(_wire_numbers)
-@settings(max_examples=3000)
+@settings(max_examples=examples(3000))
 def test_normalize_shortcut_agrees_with_full_parse(text):
     assert _fast(text) == _slow(text)
 
@@ -43,7 +44,7 @@ def test_normalized_text_is_a_fixed_point_with_the_same_value(text):
 _integers = st.one_of(st.integers(-10**38, 10**38), st.integers(-1000, 1000)).map(str)
 
 
-@settings(max_examples=500)
+@settings(max_examples=examples(500))
 @given(_integers, _integers)
 def test_integer_arithmetic_shortcut_agrees_with_decimal(a, b):
     for text in (a, b):
