@@ -73,8 +73,9 @@ def _moto() -> str:
 
 
 def _okura() -> list[str]:
-    script = shutil.which("okura")
-    return [script, "serve"] if script else [sys.executable, "-m", "okura", "serve"]
+    # `-m` from this checkout (the servers' cwd), never an `okura` script on PATH: that one
+    # runs wherever okura is installed (editable from another checkout, or a release)
+    return [sys.executable, "-m", "okura", "serve"]
 
 
 def _okura_base() -> list[str]:
