@@ -137,9 +137,11 @@ class KeyOrder:
         return out
 
     def charges_back(self, ledger: Ledger, spent: int) -> None:
-        """The ledger's charges since `spent` in request order."""
-        charges = ledger.charges
-        charges[spent:] = sorted(charges[spent:], key=lambda charge: self.rank[charge[0].id])
+        """The ledger's charges since `spent` in request order (the tables' order of first
+        use: one table's charges are in order already)."""
+        if len(self.rank) > 1:
+            charges = ledger.charges
+            charges[spent:] = sorted(charges[spent:], key=lambda charge: self.rank[charge[0].id])
 
 
 async def write_each(ctx: Context, changes: list[Change], admit: bool = True) -> list[Written]:

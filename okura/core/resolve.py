@@ -55,6 +55,9 @@ def _serves(ctx: Context, table: Table) -> bool:
 
 async def serving(ctx: Context, value: str) -> Table:
     """The table a data operation addresses: ResourceNotFound unless it serves data."""
+    table = held(ctx, value)  # the commonest case, without the catalog's coroutine
+    if table is not None:
+        return table
     table = await ctx.db.catalog.get(ctx.region, table_name(ctx, value))
     if table is None or not _serves(ctx, table):
         raise errors.resource_not_found()

@@ -27,8 +27,9 @@ def apply_update(upd: Update, item: dict,
         new = [_value(value, item, values) for _, value in upd.sets]
         for path, value in _in_order(zip((p for p, _ in upd.sets), new), _ascending):
             writer.set(path.elements, value)
-    for path in _in_order(upd.removes, _descending):
-        writer.remove(path.elements)
+    if upd.removes:
+        for path in _in_order(upd.removes, _descending):
+            writer.remove(path.elements)
     for path, node in upd.adds:
         value = constant(node, values)
         assert value is not None  # ADD's value is a Value or a Const
@@ -97,6 +98,8 @@ class _Writer:
     def parent(self, elements: tuple):
         """The (copied) map members or list holding the path's last element; None if there is none."""
         container: Any = self.item  # a map's members or a list, level by level
+        if len(elements) == 1:  # a top-level attribute: the commonest
+            return container
         for depth in range(len(elements) - 1):
             e = elements[depth]
             if type(e) is int:

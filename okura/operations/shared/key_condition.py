@@ -8,7 +8,7 @@ ValidationException, with its message.
 """
 from __future__ import annotations
 
-from typing import Iterator, NamedTuple
+from typing import NamedTuple
 
 from okura import errors
 from okura.expressions import constant
@@ -50,7 +50,7 @@ def plan(condition: object, hash_keys: list[tuple[str, str]], range_keys: list[t
     found: dict[str, tuple[str, tuple[dict, ...]]] = {}
     for part in _conjuncts(condition):
         name, op, nodes = _simple(part)
-        operands = tuple(_value(node, values) for node in nodes)
+        operands = tuple([_value(node, values) for node in nodes])
         if name in found:
             raise errors.validation("KeyConditionExpressions must only contain one condition per key")
         found[name] = (op, operands)
@@ -62,9 +62,11 @@ def plan(condition: object, hash_keys: list[tuple[str, str]], range_keys: list[t
         type_ = types.get(name)
         if type_ is None:
             raise not_supported()
-        if any(next(iter(value)) != type_ for value in operands):
-            raise errors.validation("One or more parameter values were invalid: "
-                                    "Condition parameter type does not match schema type")  # unverified
+        for value in operands:
+            if next(iter(value)) != type_:
+                raise errors.validation(  # unverified
+                    "One or more parameter values were invalid: "
+                    "Condition parameter type does not match schema type")
         if op == "=" and type_ != "N" and not operands[0][type_]:
             key_rules.check_not_empty(name, operands[0])  # a key value is never empty
     hash_values = []
@@ -98,11 +100,15 @@ def _value(node: object, values: dict | None) -> dict:
     return value
 
 
-def _conjuncts(node: object) -> Iterator[object]:
+def _conjuncts(node: object) -> list[object]:
+    """The conditions an AND joins, in order (a list: most key conditions are one or two,
+    for which a generator cost more than the rest of the walk)."""
+    parts: list[object] = []
     while type(node) is And:
-        yield from _conjuncts(node.left)
+        parts += _conjuncts(node.left)
         node = node.right
-    yield node
+    parts.append(node)
+    return parts
 
 
 def _simple(node) -> tuple[str, str, tuple]:
