@@ -1,8 +1,9 @@
-"""Each operation's demands (demands.py): which IAM actions on which resources, with
-which condition keys."""
+"""What each kind of operation demands of IAM (demands.py): which actions on which
+resources, with which condition keys. The table of operations (server/router.py) gives
+each operation its `Asks`, built here."""
 from __future__ import annotations
 
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, NamedTuple
 
 from okura import arns, partiql
 from okura.access.demands import (PARTIQL_ACTIONS, Demand, Demands, Values, attribute_names,
@@ -181,93 +182,92 @@ async def _stream_records(d: Demands, body: dict) -> None:
 Builder = Callable[[Demands, dict], Awaitable[None]]
 
 
-def _on_table(action: str, facts: Callable[[dict], dict] | None = None) -> Builder:
-    return lambda d, body: d.on_table(action, body, facts(body) if facts else None)
+class Asks(NamedTuple):
+    """What one operation demands of IAM: `build` adds each (action, resource) a request
+    of it needs; `one_table`: its one demand is its action on the table TableName names
+    (or the index IndexName names), which Guard.granted may answer from its notes."""
+    build: Builder
+    one_table: bool = False
 
 
-def _on_arn(action: str, member: str, facts: Callable[[dict], dict] | None = None) -> Builder:
-    return lambda d, body: d.on_arn(action, body.get(member), facts(body) if facts else None)
+def item(action: str, key_member: str) -> Asks:
+    """GetItem, PutItem, UpdateItem, DeleteItem: the action on the table, with the item's
+    leading key and attributes."""
+    return Asks(lambda d, body: _item(d, body, action, key_member), one_table=True)
+
+
+def read(action: str) -> Asks:
+    """Query, Scan: the action on the table or index."""
+    return Asks(lambda d, body: _read(d, body, action), one_table=True)
+
+
+def batch_get() -> Asks:
+    return Asks(lambda d, body: _batch(d, body, "BatchGetItem", _keys_read))
+
+
+def batch_write() -> Asks:
+    return Asks(lambda d, body: _batch(d, body, "BatchWriteItem", _keys_written))
+
+
+def transaction(operation: str) -> Asks:
+    """TransactGetItems, TransactWriteItems: each action as its single-item operation."""
+    return Asks(lambda d, body: _transact(d, body, operation))
+
+
+def statement() -> Asks:
+    """ExecuteStatement: its statement's PartiQL action."""
+    return Asks(lambda d, body: _statement(d, body))
+
+
+def statements(member: str, enclosing: str | None = None) -> Asks:
+    """BatchExecuteStatement, ExecuteTransaction: each statement's PartiQL action."""
+    return Asks(lambda d, body: _statements(d, body, member, enclosing))
+
+
+def on_table(action: str, tags: bool = False, one_table: bool = False) -> Asks:
+    """The action on the table TableName names (`tags`: with the request's tag keys)."""
+    return Asks(lambda d, body: d.on_table(action, body, _tags(body) if tags else None),
+                one_table)
+
+
+def on_arn(action: str, member: str, tags: bool = False) -> Asks:
+    """The action on the resource whose ARN `member` holds."""
+    return Asks(lambda d, body: d.on_arn(action, body.get(member), _tags(body) if tags else None))
+
+
+def stream_records() -> Asks:
+    """GetRecords: on the stream of its shard iterator."""
+    return Asks(_stream_records)
 
 
 async def _imported_table(d: Demands, body: dict) -> None:
-    """ImportTable: a check of the table it creates."""
     parameters = body.get("TableCreationParameters")
     if type(parameters) is dict:
         await d.on_table("ImportTable", parameters)
 
 
-async def _anything(d: Demands, action: str) -> None:
-    d.add(action, "*", {})
+def imported_table() -> Asks:
+    """ImportTable: on the table it creates."""
+    return Asks(_imported_table)
 
 
-_BUILDERS: dict[str, Builder] = {
-    "GetItem": lambda d, body: _item(d, body, "GetItem", "Key"),
-    "PutItem": lambda d, body: _item(d, body, "PutItem", "Item"),
-    "UpdateItem": lambda d, body: _item(d, body, "UpdateItem", "Key"),
-    "DeleteItem": lambda d, body: _item(d, body, "DeleteItem", "Key"),
-    "Query": lambda d, body: _read(d, body, "Query"),
-    "Scan": lambda d, body: _read(d, body, "Scan"),
-    "BatchGetItem": lambda d, body: _batch(d, body, "BatchGetItem", _keys_read),
-    "BatchWriteItem": lambda d, body: _batch(d, body, "BatchWriteItem", _keys_written),
-    "TransactGetItems": lambda d, body: _transact(d, body, "TransactGetItems"),
-    "TransactWriteItems": lambda d, body: _transact(d, body, "TransactWriteItems"),
-    "ExecuteStatement": lambda d, body: _statement(d, body),
-    "BatchExecuteStatement": lambda d, body: _statements(d, body, "Statements", None),
-    "ExecuteTransaction": lambda d, body: _statements(
-        d, body, "TransactStatements", "ExecuteTransaction"),
-    "CreateTable": _on_table("CreateTable", _tags),
-    "DescribeTable": _on_table("DescribeTable"),
-    "UpdateTable": _on_table("UpdateTable"),
-    "DeleteTable": _on_table("DeleteTable"),
-    "UpdateTimeToLive": _on_table("UpdateTimeToLive"),
-    "DescribeTimeToLive": _on_table("DescribeTimeToLive"),
-    "UpdateContributorInsights": _on_table("UpdateContributorInsights"),
-    "DescribeContributorInsights": _on_table("DescribeContributorInsights"),
-    "EnableKinesisStreamingDestination": _on_table("EnableKinesisStreamingDestination"),
-    "DisableKinesisStreamingDestination": _on_table("DisableKinesisStreamingDestination"),
-    "DescribeKinesisStreamingDestination": _on_table("DescribeKinesisStreamingDestination"),
-    "UpdateKinesisStreamingDestination": _on_table("UpdateKinesisStreamingDestination"),
-    "UpdateContinuousBackups": _on_table("UpdateContinuousBackups"),
-    "DescribeContinuousBackups": _on_table("DescribeContinuousBackups"),
-    "TagResource": _on_arn("TagResource", "ResourceArn", _tags),
-    "UntagResource": _on_arn("UntagResource", "ResourceArn", _tags),
-    "ListTagsOfResource": _on_arn("ListTagsOfResource", "ResourceArn"),
-    "PutResourcePolicy": _on_arn("PutResourcePolicy", "ResourceArn"),
-    "GetResourcePolicy": _on_arn("GetResourcePolicy", "ResourceArn"),
-    "DeleteResourcePolicy": _on_arn("DeleteResourcePolicy", "ResourceArn"),
-    "DescribeStream": _on_arn("DescribeStream", "StreamArn"),
-    "GetShardIterator": _on_arn("GetShardIterator", "StreamArn"),
-    "GetRecords": _stream_records,
-    "ExportTableToPointInTime": _on_arn("ExportTableToPointInTime", "TableArn"),
-    "DescribeExport": _on_arn("DescribeExport", "ExportArn"),
-    "ImportTable": _imported_table,
-    "DescribeImport": _on_arn("DescribeImport", "ImportArn"),
-    "CreateBackup": _on_table("CreateBackup"),
-    "DescribeBackup": _on_arn("DescribeBackup", "BackupArn"),
-    "DeleteBackup": _on_arn("DeleteBackup", "BackupArn"),
-    "RestoreTableFromBackup": _on_arn("RestoreTableFromBackup", "BackupArn"),
-    "RestoreTableToPointInTime": lambda d, body: d.on_table(
+def restored_table() -> Asks:
+    """RestoreTableToPointInTime: on the source table, by ARN or name."""
+    return Asks(lambda d, body: d.on_table(
         "RestoreTableToPointInTime", body,
-        member="SourceTableArn" if "SourceTableArn" in body else "SourceTableName"),
-}
+        member="SourceTableArn" if "SourceTableArn" in body else "SourceTableName"))
 
 
-# Operations whose one demand is their action on the table TableName names (or its
-# index IndexName names): what Guard.granted may answer from its notes.
-ONE_TABLE = frozenset(("GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query", "Scan",
-                       "DescribeTable", "UpdateTable", "DeleteTable", "UpdateTimeToLive",
-                       "DescribeTimeToLive", "UpdateContinuousBackups",
-                       "DescribeContinuousBackups"))
+def anything(action: str) -> Asks:
+    """An operation on no resource (ListTables, DescribeLimits, ...): the action on "*"."""
+    async def build(d: Demands, body: dict) -> None:
+        d.add(action, "*", {})
+
+    return Asks(build)
 
 
-async def demands_of(ctx: Context, operation: str, body: dict) -> list[Demand]:
-    """Every check the request needs (operations on no resource: one on "*")."""
+async def demands_of(ctx: Context, asks: Asks, body: dict) -> list[Demand]:
+    """Every check the request needs."""
     d = Demands(ctx)
-    builder = _BUILDERS.get(operation)
-    if builder is None:  # ListTables, DescribeLimits, DescribeEndpoints, ListStreams,
-        # ListExports, ListImports, ListBackups
-        await _anything(d, operation)
-    else:
-        await builder(d, body)
+    await asks.build(d, body)
     return d.found
-

@@ -16,7 +16,7 @@ from typing import Any
 
 from okura import arns, errors
 from okura.access import sigv4
-from okura.access.actions import ONE_TABLE, demands_of
+from okura.access.actions import Asks, demands_of
 from okura.access.audit import Audit
 from okura.access.conditions import Facts, PolicyError
 from okura.access.demands import Demand
@@ -132,8 +132,9 @@ class Guard:
         return table is not None and \
             identity.granted.get((ctx.operation, ctx.region, name, index)) is table
 
-    async def authorize(self, ctx: Context, body: dict) -> None:
-        """Every demand of the request is allowed, or (enforce) AccessDenied."""
+    async def authorize(self, ctx: Context, asks: Asks, body: dict) -> None:
+        """Every demand of the request (what its operation `asks`) is allowed, or
+        (enforce) AccessDenied."""
         identity: Identity | None = ctx.identity
         if identity is None:
             return
@@ -142,7 +143,7 @@ class Guard:
                          "aws:securetransport": ["true" if exchange[4] else "false"],
                          "aws:requestedregion": [ctx.region]}
         now = self.db.clock.now()
-        demands = await demands_of(ctx, ctx.operation, body)
+        demands = await demands_of(ctx, asks, body)
         allowed = True
         for demand in demands:
             reason = self.decide(identity, demand, Facts(demand.facts, request_facts,
@@ -154,7 +155,7 @@ class Guard:
                     raise errors.access_denied(message)
                 self.refused(demand.action, demand.resource, "AccessDeniedException", message)
                 allowed = False
-        if allowed and len(demands) == 1 and ctx.operation in ONE_TABLE:
+        if allowed and len(demands) == 1 and asks.one_table:
             self._note_granted(identity, ctx, body, demands[0])
 
     def _note_granted(self, identity: Identity, ctx: Context, body: dict, demand: Demand) -> None:

@@ -2,7 +2,7 @@
 its own; reads must name a whole key."""
 from __future__ import annotations
 
-from okura import errors, partiql, shapes
+from okura import errors, partiql
 from okura.core import items, transactions
 from okura.core.context import Context
 from okura.errors import DynamoError
@@ -10,7 +10,6 @@ from okura.operations.shared import partiql_statements
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    shapes.check("BatchExecuteStatement", body)
     statements = [_prepared(entry) for entry in body["Statements"]]
     reads = {type(stmt) is partiql.Select for stmt in statements if type(stmt) is not DynamoError}
     if len(reads) > 1:

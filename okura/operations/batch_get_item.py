@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import orjson
 
-from okura import errors, expressions, shapes
+from okura import errors, expressions
 from okura.core import items, resolve
 from okura.core.context import Context
 from okura.errors import THROTTLING_ERRORS, DynamoError
@@ -30,7 +30,6 @@ def _projection(wanted: dict) -> expressions.Projection | None:
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    shapes.check("BatchGetItem", body)
     request_items = body["RequestItems"]
     if not request_items:
         raise errors.validation("The requestItems parameter is required for BatchGetItem")

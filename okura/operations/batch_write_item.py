@@ -3,7 +3,9 @@ before anything is written; then all are written in one storage transaction (no
 request can refuse once checked, so this is DynamoDB's outcome at one commit's cost)."""
 from __future__ import annotations
 
-from okura import errors, shapes
+from typing import Awaitable
+
+from okura import errors
 from okura.core import index_entries, items, resolve
 from okura.core.catalog import Table
 from okura.core.context import Context
@@ -11,7 +13,7 @@ from okura.core.throughput import Throughput
 from okura.operations.shared import write_actions
 from okura.operations.shared.batch_keys import DistinctKeys
 from okura.operations.shared.single_item import item_collection_metrics
-from okura.values import key_rules, plain, sizes, validation
+from okura.values import fast_path, key_rules, sizes, validation
 
 MAX_REQUESTS = 25
 # A write request once checked: (table, key, item or None (a delete), the item's size
@@ -29,7 +31,7 @@ def _plain(ctx: Context, body: dict) -> list[Planned] | None:
     ) > MAX_REQUESTS:
         return None
     checked: list[tuple[Table, dict | None, dict | None, int | None]] = []
-    pending: list[tuple[dict, str]] = []  # numbers to normalise (values/plain.py)
+    pending: list[tuple[dict, str]] = []  # numbers to normalise (values/fast_path.py)
     for name, writes in request_items.items():
         table = resolve.held(ctx, name)
         if table is None or type(writes) is not list or not writes:
@@ -40,19 +42,19 @@ def _plain(ctx: Context, body: dict) -> list[Planned] | None:
             put, delete = write.get("PutRequest"), write.get("DeleteRequest")
             if type(put) is dict and len(put) == 1:
                 item = put.get("Item")
-                size = plain.sized_item(item, pending)
+                size = fast_path.sized_item(item, pending)
                 if size is None or size > sizes.MAX_ITEM_SIZE:
                     return None
                 assert item is not None  # sized_item() took it: a dict
-                if not plain.item_keys(item, table.schema, pending):
+                if not fast_path.has_plain_keys(item, table.schema, pending):
                     return None
                 checked.append((table, None, item, size))
-            elif type(delete) is dict and len(delete) == 1 and plain.key(
+            elif type(delete) is dict and len(delete) == 1 and fast_path.is_plain_key(
                     delete.get("Key"), table.schema, pending):
                 checked.append((table, delete["Key"], None, None))
             else:
                 return None
-    plain.apply(pending)  # every request is plain: its keys can be located now
+    fast_path.normalize(pending)  # every request is plain: its keys can be located now
     planned: list[Planned] = []
     seen = set()
     for table, key, item, size in checked:
@@ -109,11 +111,17 @@ async def _checked(ctx: Context, body: dict) -> list[Planned]:
     return planned
 
 
-async def handle(ctx: Context, body: dict) -> dict:
+def fast(ctx: Context, body: dict) -> Awaitable[dict] | None:
+    """A batch in its commonest form (_plain), known valid (None: any other)."""
     planned = _plain(ctx, body)
-    if planned is None:
-        shapes.check("BatchWriteItem", body)
-        planned = await _checked(ctx, body)
+    return None if planned is None else _write(ctx, body, planned)
+
+
+async def handle(ctx: Context, body: dict) -> dict:
+    return await _write(ctx, body, await _checked(ctx, body))
+
+
+async def _write(ctx: Context, body: dict, planned: list[Planned]) -> dict:
     unprocessed: dict = {}
     if ctx.db.faults.rules:  # injected faults (core/faults.py) may leave writes undone
         planned, unprocessed = ctx.db.faults.unprocessed_writes(ctx, body, planned)

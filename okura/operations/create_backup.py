@@ -2,7 +2,7 @@
 (BackupStatus CREATING, then AVAILABLE: core.backups)."""
 from __future__ import annotations
 
-from okura import errors, shapes
+from okura import errors
 from okura.core import backups
 from okura.core.catalog import ACTIVE, UPDATING
 from okura.core.context import Context
@@ -10,7 +10,6 @@ from okura.operations.shared.backup_replies import backup_details, source_table
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    shapes.check("CreateBackup", body)
     table = await source_table(ctx, body["TableName"])
     if table.status(ctx.clock.now()) not in (ACTIVE, UPDATING):
         raise errors.backup_error(  # unverified

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import uuid
 
-from okura import errors, shapes
+from okura import errors
 from okura.core import resolve
 from okura.core.catalog import CREATING
 from okura.core.context import Context
@@ -91,7 +91,6 @@ def table_document(ctx: Context, body: dict) -> dict:
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    shapes.check("CreateTable", body)
     if body.get("TableName") is None:  # before the schema's members: unverified
         raise errors.validation(
             "The parameter 'TableName' is required but was not present in the request")

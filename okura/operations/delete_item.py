@@ -1,7 +1,6 @@
 """DeleteItem: remove one item by key, optionally under a condition."""
 from __future__ import annotations
 
-from okura import shapes
 from okura.core import items, resolve
 from okura.core.context import Context
 from okura.operations.shared import write_actions
@@ -11,7 +10,6 @@ from okura.values import key_rules, validation
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    shapes.check("DeleteItem", body)
     key = body["Key"]
     validation.check_item(key)
     return_values = old_or_none(body)

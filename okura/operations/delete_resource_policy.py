@@ -2,14 +2,12 @@
 takes its indexes' permissions with it); the reply names the revision removed."""
 from __future__ import annotations
 
-from okura import shapes
 from okura.core.context import Context
 from okura.operations.shared.resource_policies import (check_expected, current, not_found,
                                                        resource, save)
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    shapes.check("DeleteResourcePolicy", body)
     arn = body["ResourceArn"]
     table, key = await resource(ctx, arn)
     found = current(table, key)

@@ -1,7 +1,7 @@
 """DeleteTable: drop a table and its items; the name stays taken while DELETING."""
 from __future__ import annotations
 
-from okura import errors, shapes
+from okura import errors
 from okura.core.catalog import ACTIVE, DELETING
 from okura.core.context import Context
 from okura.core.streams.state import follow_table
@@ -15,7 +15,6 @@ _OMITTED = frozenset(("CreationDateTime", "KeySchema", "AttributeDefinitions",
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    shapes.check("DeleteTable", body)
     db = ctx.db
     table = await resolve.existing(ctx, body["TableName"])
     now = db.clock.now()

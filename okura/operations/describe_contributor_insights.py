@@ -2,14 +2,12 @@
 Insights status, mode and CloudWatch rule names."""
 from __future__ import annotations
 
-from okura import shapes
 from okura.core import insights, resolve
 from okura.core.context import Context
 from okura.operations.shared.contributor_insights import check_index, summary
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    shapes.check("DescribeContributorInsights", body)
     table = await resolve.existing(ctx, body["TableName"])
     index = body.get("IndexName")
     check_index(table, index)

@@ -1,13 +1,12 @@
 """DescribeImport: an import job's description, its progress and outcome."""
 from __future__ import annotations
 
-from okura import errors, shapes
+from okura import errors
 from okura.core import spaces
 from okura.core.context import Context
 from okura.operations.shared import transfer_jobs
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    shapes.check("DescribeImport", body)
     return {"ImportTableDescription": await transfer_jobs.described(
         ctx, spaces.IMPORTS, body["ImportArn"], errors.import_not_found)}

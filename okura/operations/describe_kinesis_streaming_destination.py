@@ -2,7 +2,6 @@
 DISABLED and ENABLE_FAILED ones included, newest first."""
 from __future__ import annotations
 
-from okura import shapes
 from okura.core import resolve
 from okura.core.context import Context
 from okura.core.streams import kinesis
@@ -10,7 +9,6 @@ from okura.operations.shared.kinesis_destinations import described
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    shapes.check("DescribeKinesisStreamingDestination", body)
     table = await resolve.existing(ctx, body["TableName"])
     now = ctx.clock.now()
     return {"TableName": table.name,

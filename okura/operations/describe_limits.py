@@ -1,7 +1,6 @@
 """DescribeLimits: the account's capacity quotas (DynamoDB's defaults)."""
 from __future__ import annotations
 
-from okura import shapes
 from okura.core.context import Context
 from okura.operations.shared.table_rules import ACCOUNT_MAX_CAPACITY, TABLE_MAX_CAPACITY
 
@@ -14,5 +13,4 @@ _LIMITS = {
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    shapes.check("DescribeLimits", body)
     return dict(_LIMITS)

@@ -1,7 +1,6 @@
 """DescribeTimeToLive: a table's TTL setting."""
 from __future__ import annotations
 
-from okura import shapes
 from okura.core import resolve
 from okura.core.context import Context
 
@@ -14,6 +13,5 @@ def ttl_description(doc: dict) -> dict:
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    shapes.check("DescribeTimeToLive", body)
     table = await resolve.existing(ctx, body["TableName"])
     return {"TimeToLiveDescription": ttl_description(table.doc)}

@@ -3,7 +3,7 @@ destination. It is DISABLING for the server's status delay, then DISABLED, and s
 listed; what was captured before is still delivered."""
 from __future__ import annotations
 
-from okura import errors, shapes
+from okura import errors
 from okura.core import resolve
 from okura.core.context import Context
 from okura.core.streams import kinesis
@@ -11,7 +11,6 @@ from okura.operations.shared.kinesis_destinations import entry_of, not_valid, re
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    shapes.check("DisableKinesisStreamingDestination", body)
     db = ctx.db
     table = await resolve.existing(ctx, body["TableName"])
     if body.get("EnableKinesisStreamingConfiguration"):

@@ -5,7 +5,6 @@ DynamoDB checks the stream only after answering. Changes made from now on are ke
 for it in the table's change log."""
 from __future__ import annotations
 
-from okura import shapes
 from okura.core import resolve
 from okura.core.context import Context
 from okura.core.streams import kinesis
@@ -13,7 +12,6 @@ from okura.operations.shared.kinesis_destinations import not_valid, reply, save
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    shapes.check("EnableKinesisStreamingDestination", body)
     db = ctx.db
     table = await resolve.existing(ctx, body["TableName"])
     now = db.clock.now()

@@ -1,13 +1,12 @@
 """ExecuteStatement: one PartiQL statement; a SELECT pages with Limit and NextToken."""
 from __future__ import annotations
 
-from okura import partiql, shapes
+from okura import partiql
 from okura.core.context import Context
 from okura.operations.shared import partiql_statements
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    shapes.check("ExecuteStatement", body)
     stmt = partiql_statements.prepare(body)
     out: dict
     if type(stmt) is partiql.Select:

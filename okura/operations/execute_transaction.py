@@ -2,7 +2,7 @@
 (each naming a whole key) or all writes (INSERT, UPDATE, DELETE, EXISTS)."""
 from __future__ import annotations
 
-from okura import errors, partiql, shapes
+from okura import errors, partiql
 from okura.core import transactions
 from okura.core.context import Context
 from okura.operations import transact_write_items
@@ -10,7 +10,6 @@ from okura.operations.shared import partiql_statements, write_actions
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    shapes.check("ExecuteTransaction", body)
     entries = body["TransactStatements"]
     statements = [partiql_statements.prepare(entry) for entry in entries]
     reads = [stmt for stmt in statements if type(stmt) is partiql.Select]

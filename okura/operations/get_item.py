@@ -3,28 +3,40 @@ from __future__ import annotations
 
 import orjson
 
-from okura import expressions, shapes
+from typing import Awaitable
+
+from okura import expressions
 from okura.expressions import legacy
 from okura.core import items, resolve
 from okura.core.context import Context
 from okura.operations.shared.single_item import plain_table, placeholders
-from okura.values import key_rules, plain, validation
+from okura.core.catalog import Table
+from okura.values import fast_path, key_rules, validation
 
 _EMPTY = b"{}"
 _PLAIN = frozenset(("TableName", "Key", "ConsistentRead"))
 
 
-async def handle(ctx: Context, body: dict) -> dict | bytes:
+def fast(ctx: Context, body: dict) -> Awaitable[bytes] | None:
+    """The commonest form, known valid, straight to storage (None: any other)."""
     table = plain_table(ctx, body, _PLAIN)
-    pending: list[tuple[dict, str]] = []  # numbers to normalise (values/plain.py)
+    if table is None:
+        return None
+    pending: list[tuple[dict, str]] = []  # numbers to normalise (values/fast_path.py)
     consistent = body.get("ConsistentRead", False)
-    if (table is not None and plain.key(body.get("Key"), table.schema, pending)
+    if not (fast_path.is_plain_key(body.get("Key"), table.schema, pending)
             and type(consistent) is bool):
-        if pending:
-            plain.apply(pending)
-        # The commonest form, known valid: straight to storage.
-        return _whole(await items.fetch(ctx, table, body["Key"], consistent))
-    shapes.check("GetItem", body)
+        return None
+    if pending:
+        fast_path.normalize(pending)
+    return _fetch_whole(ctx, table, body["Key"], consistent)
+
+
+async def _fetch_whole(ctx: Context, table: Table, key: dict, consistent: bool) -> bytes:
+    return _whole(await items.fetch(ctx, table, key, consistent))
+
+
+async def handle(ctx: Context, body: dict) -> dict | bytes:
     key = body["Key"]
     validation.check_item(key)
     legacy.check_mixing(body, "GetItem")

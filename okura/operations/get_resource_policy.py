@@ -1,13 +1,11 @@
 """GetResourcePolicy: the resource-based policy of a table or stream."""
 from __future__ import annotations
 
-from okura import shapes
 from okura.core.context import Context
 from okura.operations.shared.resource_policies import current, not_found, resource
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    shapes.check("GetResourcePolicy", body)
     arn = body["ResourceArn"]
     table, key = await resource(ctx, arn)
     found = current(table, key)

@@ -4,7 +4,7 @@ answers at once with the import's description, IN_PROGRESS. The table stays CREA
 not served, until the job (core.transfer.importer) ends."""
 from __future__ import annotations
 
-from okura import arns, errors, shapes
+from okura import arns, errors
 from okura.core import spaces
 from okura.core.context import Context
 from okura.core import jobs as background
@@ -19,7 +19,6 @@ LOG_GROUP = "/aws-dynamodb/imports"  # where DynamoDB logs import errors (CloudW
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    shapes.check("ImportTable", body)
     earlier = await transfer_jobs.with_token(ctx, spaces.IMPORTS, body, errors.import_conflict)
     if earlier is not None:
         return {"ImportTableDescription": earlier["Description"]}

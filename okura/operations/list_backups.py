@@ -2,7 +2,7 @@
 (lower bound inclusive, upper exclusive) and type (USER unless asked), in pages."""
 from __future__ import annotations
 
-from okura import arns, shapes
+from okura import arns
 from okura.core import backups, paging, resolve
 from okura.core.context import Context
 from okura.operations.shared.backup_replies import backup_summary
@@ -12,7 +12,6 @@ _TYPES = {"USER": (backups.USER,), "SYSTEM": (backups.SYSTEM,), "AWS_BACKUP": ()
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    shapes.check("ListBackups", body)
     named = body.get("TableName")
     # another partition's, region's or account's table (None) has no backups here
     name = None if named is None else resolve.local_name(ctx, named)

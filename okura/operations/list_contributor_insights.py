@@ -2,7 +2,7 @@
 region (or of one table) and of their global secondary indexes, a page at a time."""
 from __future__ import annotations
 
-from okura import errors, shapes
+from okura import errors
 from okura.core import paging, resolve
 from okura.core.context import Context
 from okura.operations.shared.contributor_insights import summary
@@ -12,7 +12,6 @@ _NEXT_TOKEN = b"list-contributor-insights"
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    shapes.check("ListContributorInsights", body)
     name = body.get("TableName")
     if name is not None:
         tables = [await resolve.existing(ctx, name)]

@@ -1,7 +1,6 @@
 """ListExports: the region's exports (or one table's), oldest first, a page at a time."""
 from __future__ import annotations
 
-from okura import shapes
 from okura.core import spaces
 from okura.core.context import Context
 from okura.operations.shared import transfer_jobs
@@ -10,7 +9,6 @@ DEFAULT_LIMIT = 25  # the model's maximum (unverified as the default)
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    shapes.check("ListExports", body)
     records = await transfer_jobs.listed(ctx, spaces.EXPORTS, body.get("TableArn"))
     chosen, after = transfer_jobs.page(ctx, records, body.get("NextToken"),
                                        body.get("MaxResults") or DEFAULT_LIMIT, "ExportArn")

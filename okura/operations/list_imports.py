@@ -3,7 +3,6 @@ The model requires a NextToken of at least 112 hex digits, in groups of 16: okur
 the last listed ARN sealed, in hex, padded with zero bytes."""
 from __future__ import annotations
 
-from okura import shapes
 from okura.core import spaces
 from okura.core.context import Context
 from okura.operations.shared import transfer_jobs
@@ -14,7 +13,6 @@ _SUMMARY = ("ImportArn", "ImportStatus", "TableArn", "S3BucketSource",
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    shapes.check("ListImports", body)
     records = await transfer_jobs.listed(ctx, spaces.IMPORTS, body.get("TableArn"))
     chosen, after = transfer_jobs.page(ctx, records, body.get("NextToken"),
                                        body.get("PageSize") or DEFAULT_LIMIT, "ImportArn", True)

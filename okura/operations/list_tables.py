@@ -1,7 +1,6 @@
 """ListTables: the region's table names in ascending order, a page at a time."""
 from __future__ import annotations
 
-from okura import shapes
 from okura.core import paging
 from okura.core.context import Context
 
@@ -9,7 +8,6 @@ DEFAULT_LIMIT = 100
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    shapes.check("ListTables", body)
     names = await ctx.db.catalog.names(ctx.region)
     page, last = paging.page(names, body.get("Limit") or DEFAULT_LIMIT,
                              paging.after(names, body.get("ExclusiveStartTableName")))

@@ -1,33 +1,44 @@
 """PutItem: create or replace one item, optionally under a condition."""
 from __future__ import annotations
 
-from okura import shapes
+from typing import Awaitable
+
 from okura.core import items, resolve
+from okura.core.catalog import Table
 from okura.core.context import Context
 from okura.operations.shared import write_actions
 from okura.operations.shared.single_item import (item_collection_metrics, old_or_none,
                                                  plain_table, reply, write_expressions)
-from okura.values import key_rules, plain, validation
+from okura.values import fast_path, key_rules, validation
 from okura.values.sizes import MAX_ITEM_SIZE
 
 _PLAIN = frozenset(("TableName", "Item"))
 
 
-async def handle(ctx: Context, body: dict) -> dict | bytes:
+def fast(ctx: Context, body: dict) -> Awaitable[bytes] | None:
+    """The commonest form: a flat item, checked and sized in one walk (None: any other)."""
     table = plain_table(ctx, body, _PLAIN)
-    if table is not None:
-        # The commonest form: a flat item, checked and sized in one walk.
-        item = body.get("Item")
-        pending: list[tuple[dict, str]] = []  # numbers to normalise (values/plain.py)
-        size = plain.sized_item(item, pending)
-        if size is not None and size <= MAX_ITEM_SIZE:
-            assert item is not None  # sized_item() took it: a dict
-            if plain.item_keys(item, table.schema, pending):
-                if pending:
-                    plain.apply(pending)
-                await items.write(ctx, write_actions.put_change(table, item, None, body, size))
-                return b"{}"
-    shapes.check("PutItem", body)
+    if table is None:
+        return None
+    item = body.get("Item")
+    pending: list[tuple[dict, str]] = []  # numbers to normalise (values/fast_path.py)
+    size = fast_path.sized_item(item, pending)
+    if size is None or size > MAX_ITEM_SIZE:
+        return None
+    assert item is not None  # sized_item() took it: a dict
+    if not fast_path.has_plain_keys(item, table.schema, pending):
+        return None
+    if pending:
+        fast_path.normalize(pending)
+    return _put(ctx, table, item, body, size)
+
+
+async def _put(ctx: Context, table: Table, item: dict, body: dict, size: int) -> bytes:
+    await items.write(ctx, write_actions.put_change(table, item, None, body, size))
+    return b"{}"
+
+
+async def handle(ctx: Context, body: dict) -> dict | bytes:
     item = body["Item"]
     validation.check_item(item)
     return_values = old_or_none(body)

@@ -3,7 +3,7 @@ a stream. Putting the same document again changes nothing and gives the same Rev
 (the API reference); a revision id is the clock's milliseconds, past the one it replaces."""
 from __future__ import annotations
 
-from okura import errors, shapes
+from okura import errors
 from okura.access.conditions import Facts, PolicyError
 from okura.access.policies import Policy, judge
 from okura.core.context import Context
@@ -13,7 +13,6 @@ MAX_POLICY_BYTES = 20 * 1024  # whitespace counts (the API reference)
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    shapes.check("PutResourcePolicy", body)
     arn, text = body["ResourceArn"], body["Policy"]
     table, key = await resource(ctx, arn)
     if len(text.encode()) > MAX_POLICY_BYTES:

@@ -9,13 +9,11 @@ from okura.expressions.legacy import check_mixing
 from okura.operations.shared.key_condition import plan as plan_keys
 from okura.operations.shared.paged_reads import Reading, compile_expressions, requested_select
 from okura.operations.shared.single_item import placeholders
-from okura.shapes import check
 
 _EXPRESSIONS = ("KeyConditionExpression", "FilterExpression", "ProjectionExpression")
 
 
 async def handle(ctx: Context, body: dict) -> dict | bytes:
-    check("Query", body)
     limit = body.get("Limit")
     if limit is not None and limit < 1:
         # the model's minimum, checked here as DynamoDB does: the member named as sent,

@@ -2,7 +2,7 @@
 (core.restores), with the request's overrides."""
 from __future__ import annotations
 
-from okura import errors, shapes
+from okura import errors
 from okura.core import backups
 from okura.core.context import Context
 from okura.operations.shared import restore_rules
@@ -10,7 +10,6 @@ from okura.operations.shared.backup_replies import existing_backup
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    shapes.check("RestoreTableFromBackup", body)
     backup = await existing_backup(ctx, body["BackupArn"])
     if backup.doc["Status"] != backups.AVAILABLE:
         raise errors.backup_error(  # unverified

@@ -3,7 +3,7 @@ time in its point-in-time recovery window (a table deleted with recovery on
 included), filled in the background from its history (core.history, core.restores)."""
 from __future__ import annotations
 
-from okura import errors, shapes
+from okura import errors
 from okura.core import history, resolve
 from okura.core.context import Context
 from okura.operations.shared import restore_rules
@@ -31,7 +31,6 @@ async def _source(ctx: Context, body: dict) -> tuple[dict, history.History | Non
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    shapes.check("RestoreTableToPointInTime", body)
     source, found, arn = await _source(ctx, body)
     if found is None:
         raise errors.backup_error(  # unverified

@@ -2,7 +2,7 @@
 a parallel scan."""
 from __future__ import annotations
 
-from okura import errors, shapes
+from okura import errors
 from okura.expressions import legacy
 from okura.core import reads, resolve
 from okura.core.context import Context
@@ -14,7 +14,6 @@ _EXPRESSIONS = ("FilterExpression", "ProjectionExpression")
 
 
 async def handle(ctx: Context, body: dict) -> dict | bytes:
-    shapes.check("Scan", body)
     bounds = _segment(body)
     legacy.check_mixing(body, "Scan")
     select = requested_select(body, "Scan")

@@ -1,7 +1,7 @@
 """TagResource, UntagResource and ListTagsOfResource on tables, named by ARN."""
 from __future__ import annotations
 
-from okura import arns, errors, shapes
+from okura import arns, errors
 from okura.core.catalog import ACTIVE, Table
 from okura.core import resolve
 from okura.core.context import Context
@@ -25,14 +25,12 @@ async def _change_tags(ctx: Context, table: Table, tags: dict) -> None:
 
 
 async def tag_resource(ctx: Context, body: dict) -> dict:
-    shapes.check("TagResource", body)
     table = await _table(ctx, body["ResourceArn"])
     await _change_tags(ctx, table, merged_tags(table.doc.get("Tags", {}), body["Tags"]))
     return {}
 
 
 async def untag_resource(ctx: Context, body: dict) -> dict:
-    shapes.check("UntagResource", body)
     table = await _table(ctx, body["ResourceArn"])
     removed = set(body["TagKeys"])
     await _change_tags(ctx, table, {key: value for key, value in
@@ -41,7 +39,6 @@ async def untag_resource(ctx: Context, body: dict) -> dict:
 
 
 async def list_tags_of_resource(ctx: Context, body: dict) -> dict:
-    shapes.check("ListTagsOfResource", body)
     arn = body["ResourceArn"]
     try:
         table = await _table(ctx, arn)

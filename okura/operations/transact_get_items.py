@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import orjson
 
-from okura import errors, expressions, shapes
+from okura import errors, expressions
 from okura.core import resolve, transactions
 from okura.core.catalog import Table
 from okura.core.context import Context
@@ -12,7 +12,6 @@ from okura.values import key_rules, validation
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    shapes.check("TransactGetItems", body)
     targets: list[tuple[Table, dict]] = []
     projections: list[expressions.Projection | None] = []
     refused: dict[int, errors.DynamoError] = {}

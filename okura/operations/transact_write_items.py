@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import orjson
 
-from okura import errors, shapes
+from okura import errors
 from okura.core import items, resolve, transactions
 from okura.core.context import Context
 from okura.operations.shared import write_actions
@@ -15,7 +15,6 @@ MAX_REQUEST_BYTES = 4 * 1024 * 1024
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    shapes.check("TransactWriteItems", body)
     actions: list[write_actions.Action] = []
     refused: dict[int, errors.DynamoError] = {}
     for i, entry in enumerate(body["TransactItems"]):

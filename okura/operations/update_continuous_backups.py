@@ -2,7 +2,7 @@
 recovery period (core.history keeps the history)."""
 from __future__ import annotations
 
-from okura import errors, shapes
+from okura import errors
 from okura.core import history
 from okura.core.catalog import CREATING, DELETING
 from okura.core.context import Context
@@ -12,7 +12,6 @@ DEFAULT_PERIOD = 35  # days, when RecoveryPeriodInDays is not given (API referen
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    shapes.check("UpdateContinuousBackups", body)
     spec = body["PointInTimeRecoverySpecification"]
     table = await source_table(ctx, body["TableName"])
     enabled = spec["PointInTimeRecoveryEnabled"]

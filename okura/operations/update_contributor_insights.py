@@ -4,14 +4,12 @@ catalog document; the status passes through ENABLING / DISABLING for the server'
 status delay, as a table's does."""
 from __future__ import annotations
 
-from okura import shapes
 from okura.core import insights, resolve
 from okura.core.context import Context
 from okura.operations.shared.contributor_insights import check_index
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    shapes.check("UpdateContributorInsights", body)
     db = ctx.db
     table = await resolve.existing(ctx, body["TableName"])
     index = body.get("IndexName")

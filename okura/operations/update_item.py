@@ -2,30 +2,45 @@
 under a condition."""
 from __future__ import annotations
 
-from okura import expressions, shapes
+from typing import Awaitable
+
+from okura import expressions
 from okura.core import items, resolve
+from okura.core.catalog import Table
 from okura.core.context import Context
 from okura.operations.shared import write_actions
 from okura.operations.shared.single_item import (check_key_untouched, item_collection_metrics,
                                                  plain_expression_members, plain_table, reply,
                                                  returned_values, write_expressions)
-from okura.values import key_rules, plain, validation
+from okura.values import fast_path, key_rules, validation
 
 _PLAIN = frozenset(("TableName", "Key", "UpdateExpression", "ConditionExpression",
                     "ExpressionAttributeNames", "ExpressionAttributeValues", "ReturnValues"))
 
 
-async def handle(ctx: Context, body: dict) -> dict:
+def fast(ctx: Context, body: dict) -> Awaitable[dict] | None:
+    """The commonest form: plain key and expression members, on a table this process
+    holds (None: any other). Its expressions are still compiled and checked."""
     table = plain_table(ctx, body, _PLAIN)
-    pending: list[tuple[dict, str]] = []  # numbers to normalise (values/plain.py)
-    if table is not None and (plain.key(body.get("Key"), table.schema, pending)
-                              and plain_expression_members(body, pending)):
-        if pending:
-            plain.apply(pending)
-    else:
-        table = None  # not the commonest form: every check, in DynamoDB's order
-        shapes.check("UpdateItem", body)
-        validation.check_item(body["Key"])
+    if table is None:
+        return None
+    pending: list[tuple[dict, str]] = []  # numbers to normalise (values/fast_path.py)
+    if not (fast_path.is_plain_key(body.get("Key"), table.schema, pending)
+            and plain_expression_members(body, pending)):
+        return None
+    if pending:
+        fast_path.normalize(pending)
+    return _update(ctx, body, table)
+
+
+async def handle(ctx: Context, body: dict) -> dict:
+    validation.check_item(body["Key"])
+    return await _update(ctx, body, None)
+
+
+async def _update(ctx: Context, body: dict, table: Table | None) -> dict:
+    """The update, after the further checks in DynamoDB's order (`table`: the fast
+    path's, whose key is checked)."""
     key = body["Key"]
     condition, update = write_expressions(body, "UpdateItem", plain=table is not None)
     if table is None:

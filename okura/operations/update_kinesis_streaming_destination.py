@@ -3,7 +3,7 @@ precision. It is UPDATING (already with the new precision) for the server's stat
 delay, and delivers on meanwhile."""
 from __future__ import annotations
 
-from okura import errors, shapes
+from okura import errors
 from okura.core import resolve
 from okura.core.context import Context
 from okura.core.streams import kinesis
@@ -13,7 +13,6 @@ _DEFAULT = "MILLISECOND"  # what a destination enabled without a precision has
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    shapes.check("UpdateKinesisStreamingDestination", body)
     db = ctx.db
     table = await resolve.existing(ctx, body["TableName"])
     configuration = body.get("UpdateKinesisStreamingConfiguration") or {}

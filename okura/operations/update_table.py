@@ -2,7 +2,7 @@
 class, deletion protection and global secondary indexes of an existing table."""
 from __future__ import annotations
 
-from okura import errors, shapes
+from okura import errors
 from okura.core import resolve
 from okura.core.catalog import ACTIVE, UPDATING, Table
 from okura.core.context import Context
@@ -132,7 +132,6 @@ def updated_document(table: Table, body: dict, region: str, account: str, now: f
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    shapes.check("UpdateTable", body)
     # recorded: an empty GlobalSecondaryIndexUpdates counts as absent, and beside a change
     # it is refused
     if not any(body.get(member) not in (None, []) for member in _CHANGES):

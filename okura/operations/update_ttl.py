@@ -3,7 +3,7 @@ Expiring items is core's business (core.ttl); this records the setting and
 registers the table with the sweeper."""
 from __future__ import annotations
 
-from okura import errors, shapes
+from okura import errors
 from okura.core.catalog import ACTIVE
 from okura.core.context import Context
 from okura.core.ttl import registry
@@ -14,7 +14,6 @@ CHANGE_INTERVAL = 3600  # seconds after a change of TTL before the next is accep
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    shapes.check("UpdateTimeToLive", body)
     spec = body["TimeToLiveSpecification"]
     db = ctx.db
     table = await resolve.existing(ctx, body["TableName"])

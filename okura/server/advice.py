@@ -14,7 +14,7 @@ from okura.advisor.cost import Rates
 from okura.advisor.sources import DEFAULT_SAMPLE, Refused, gather
 from okura.core.context import Context
 from okura.errors import DynamoError
-from okura.server.router import ROUTES
+from okura.server.router import ROUTES, perform
 
 if TYPE_CHECKING:
     from okura.server.app import App
@@ -75,10 +75,10 @@ async def _advice(app: App, region: str, sample: int) -> dict:
     loop = asyncio.get_running_loop()
 
     def call(operation: str, body: dict) -> dict:
-        handler = ROUTES[_TARGET + operation][1]
+        op = ROUTES[_TARGET + operation]
 
         async def run() -> dict | bytes:
-            return await handler(Context(app.db, operation, region), body)
+            return await perform(op, Context(app.db, operation, region), body)
 
         try:
             reply = asyncio.run_coroutine_threadsafe(run(), loop).result()

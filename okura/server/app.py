@@ -27,7 +27,7 @@ from okura.server.browsers import Browsers
 from okura.server.connections import Connections, connection_limit, file_limit
 from okura.server.guarded import GuardedProtocol, guard_app, identities_of
 from okura.server.http import HttpProtocol, Outbox, Request, decode_body, request_ids
-from okura.server.router import ROUTES
+from okura.server.router import ROUTES, Operation, Performer, perform
 from okura.shapes.nodes import mismatch
 from okura.triggers.engine import Triggers, check_triggers
 from okura.triggers.functions import ConfigError
@@ -53,9 +53,10 @@ class App:
         self.outbox = Outbox()
         # the metrics sink, or a RequestLog around it (server/request_log.py)
         self.metrics: Metrics | RequestLog = db.metrics
-        # With --auth warn or enforce: the guard, and the routes' handlers wrapped by it
+        # With --auth warn or enforce: the guard, and the gate wrapped by it
         self.guard: Guard | None = None
         self.routes = ROUTES
+        self.perform: Performer = perform  # the gate (server/router.py)
         self.triggers = Triggers(db, settings)  # stream triggers (docs/triggers.md)
         # The injected faults' rules (core/faults.py): empty, the one test a request pays
         self.fault_rules = db.faults.rules
@@ -73,11 +74,11 @@ class App:
         error: errors.DynamoError | None = None
         body = None
         try:
-            route = self.routes.get(target)
-            if route is None:
+            op = self.routes.get(target)
+            if op is None:
                 self._note_region(request)  # for UserErrors, whose one dimension it is
                 raise errors.unknown_operation()
-            request.operation, handler = route
+            request.operation = op.name
             if self.guard is None:
                 request.region, request.access_key = auth.scope_of(
                     headers.get("authorization"), "x-amz-date" in headers or "date" in headers)
@@ -95,9 +96,9 @@ class App:
             if self.fault_rules:
                 await self.db.faults.before(request, body)
             try:
-                result = await handler(request, body)
+                result = await self.perform(op, request, body)
             except CatalogChanged as changed:
-                result = await self._rerun(handler, request, body, changed)
+                result = await self._rerun(op, request, body, changed)
             return 200, result if type(result) is bytes else orjson.dumps(result)
         except errors.DynamoError as refused:
             error = refused
@@ -126,7 +127,8 @@ class App:
         except errors.DynamoError:
             pass  # the unknown operation is the error DynamoDB reports first
 
-    async def _rerun(self, handler, request: Request, body: dict, changed: CatalogChanged):
+    async def _rerun(self, op: Operation, request: Request, body: dict,
+                     changed: CatalogChanged):
         """Another node changed the table while this request planned its write; nothing
         was written: forget the stale document (this node may not have heard of the
         change yet, and would plan with it again) and run the request on a fresh one, a
@@ -135,7 +137,7 @@ class App:
             self.db.catalog.invalidate(changed.table.id)
             request.restart()
             try:
-                return await handler(request, body)
+                return await self.perform(op, request, body)
             except CatalogChanged as again:
                 if attempt == CATALOG_RERUNS - 1:
                     raise
@@ -180,7 +182,7 @@ async def serve(settings: Settings, ready: Callable[[int], None] | None = None,
                             settings.s3_endpoint),
                   settings.import_error_dir or os.path.join(settings.data_dir, "import-errors"),
                   settings.throttling)
-    db.faults.operations = frozenset(name for name, _ in ROUTES.values())
+    db.faults.operations = frozenset(op.name for op in ROUTES.values())
     try:  # okura.toml's [[faults]] (docs/admin.md)
         db.faults.add(settings.faults)
     except FaultError as error:

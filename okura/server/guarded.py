@@ -1,7 +1,7 @@
 """The HTTP front with auth on (--auth warn|enforce): what a signature covers and policies
 read, beyond the headers the plain front keeps (every header, the method and URL, the
-client's address, TLS), in the request's headers under guard.RAW; and the operations'
-handlers wrapped to authorize each request first. With auth off none of this runs."""
+client's address, TLS), in the request's headers under guard.RAW; and the gate
+(router.perform) wrapped to authorize each request first. With auth off none of this runs."""
 from __future__ import annotations
 
 import os
@@ -15,7 +15,7 @@ from okura.config import Settings, StartupError
 from okura.core.catalog import CatalogChanged
 from okura.core.context import Context
 from okura.server.http import _WANTED, HttpProtocol
-from okura.server.router import ROUTES, Handler
+from okura.server.router import Operation, Performer, Reply, perform
 
 if TYPE_CHECKING:
     from okura.server.app import App
@@ -49,26 +49,29 @@ class GuardedProtocol(HttpProtocol):
         super().on_message_complete()
 
 
-def guarded(guard: Guard, operation: str, handler: Handler) -> Handler:
-    """The handler, run once the guard allows the request (and, for an operation the audit
-    log records, recorded with its outcome)."""
+def guarded(guard: Guard) -> Performer:
+    """The gate (router.perform), passed once the guard allows the request (and, for an
+    operation the audit log records, recorded with its outcome)."""
 
-    async def authorized(ctx: Context, body: dict):
-        await guard.authorize(ctx, body)
-        return await handler(ctx, body)
+    async def authorized(op: Operation, ctx: Context, body: dict):
+        await guard.authorize(ctx, op.asks, body)
+        return await perform(op, ctx, body)
 
-    def run(ctx: Context, body: dict):
-        # the handler's own coroutine when the guard's notes allow the request at once
-        return handler(ctx, body) if guard.granted(ctx, body) else authorized(ctx, body)
+    def run(op: Operation, ctx: Context, body: dict) -> Reply:
+        # the gate's own awaitable when the guard's notes allow the request at once
+        return perform(op, ctx, body) if guard.granted(ctx, body) else authorized(op, ctx, body)
 
     audit = guard.audit
-    if audit is None or not audit.wanted(operation):
+    if audit is None:
         return run
 
-    async def audited(ctx: Context, body: dict):
+    def maybe_audited(op: Operation, ctx: Context, body: dict) -> Reply:
+        return audited(op, ctx, body) if audit.wanted(op.name) else run(op, ctx, body)
+
+    async def audited(op: Operation, ctx: Context, body: dict):
         error: errors.DynamoError | None = None
         try:
-            return await run(ctx, body)
+            return await run(op, ctx, body)
         except CatalogChanged:  # run again by dispatch, recorded then
             raise
         except errors.DynamoError as refused:
@@ -80,7 +83,7 @@ def guarded(guard: Guard, operation: str, handler: Handler) -> Handler:
         finally:
             guard.record(ctx, body, error)
 
-    return audited
+    return maybe_audited
 
 
 def identities_of(settings: Settings) -> dict[str, identities.Identity] | None:
@@ -110,5 +113,4 @@ def guard_app(app: App, settings: Settings,
         audit = Audit(path, settings.audit_data_events, settings.audit_max_bytes,
                       settings.audit_backups)
     app.guard = guard = Guard(app.db, settings.auth, known, audit)
-    app.routes = {target: (name, guarded(guard, name, handler))
-                  for target, (name, handler) in ROUTES.items()}
+    app.perform = guarded(guard)

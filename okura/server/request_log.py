@@ -1,7 +1,7 @@
 """Per-request logging (--log-level debug, --access-log FILE). It wraps the metrics sink
-that App.dispatch reports every finished request to, and the routes' handlers (to note
-the TableName a request names, which a failed request may never have resolved), so that
-with both off nothing is added to a request's path: sink and routes are the plain ones."""
+that App.dispatch reports every finished request to, and the gate (to note the TableName
+a request names, which a failed request may never have resolved), so that with both off
+nothing is added to a request's path: sink and gate are the plain ones."""
 from __future__ import annotations
 
 import logging
@@ -13,7 +13,7 @@ import orjson
 from okura.config import StartupError
 from okura.core.context import Context
 from okura.errors import DynamoError
-from okura.server.router import Handler
+from okura.server.router import Operation, Performer
 
 log = logging.getLogger("okura.requests")
 # Where a logged request's TableName waits for its log line: its headers dict (a Request
@@ -67,16 +67,15 @@ def wrap(app, level: str, access_log: str) -> RequestLog | None:
         raise StartupError(f"cannot open the access log {access_log}: "
                            f"{error.strerror}") from None
     app.metrics = logged = RequestLog(app.metrics, debug, sink)
-    app.routes = {target: (name, _naming(handler)) for target, (name, handler)
-                  in app.routes.items()}
+    app.perform = _naming(app.perform)
     return logged
 
 
-def _naming(handler: Handler) -> Handler:
-    def run(ctx, body: dict):
+def _naming(perform: Performer) -> Performer:
+    def run(op: Operation, ctx, body: dict):
         name = body.get("TableName")
         if type(name) is str:
             ctx.headers[_NAMED] = name
-        return handler(ctx, body)
+        return perform(op, ctx, body)
 
     return run

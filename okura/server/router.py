@@ -1,9 +1,15 @@
-"""The one table from X-Amz-Target to the operation that serves it: (its name, as
-metrics know it, and its handler)."""
+"""The one table of operations: for each X-Amz-Target, the description of the operation
+that serves it (its name, as metrics and IAM know it; its handler; its request shape; what
+it demands of IAM; its fast path, if any), and the gate every request passes through on
+its way to the handler. Adding an operation is its module and one entry here."""
 from __future__ import annotations
 
-from typing import Awaitable, Callable
+from typing import Awaitable, Callable, NamedTuple
 
+from okura import shapes
+from okura.access.actions import (Asks, anything, batch_get, batch_write, imported_table, item,
+                                  on_arn, on_table, read, restored_table, statement, statements,
+                                  stream_records, transaction)
 from okura.core.context import Context
 from okura.operations import (batch_execute_statement, batch_get_item, batch_write_item,
                               create_table, delete_item, delete_table, describe_endpoints,
@@ -28,72 +34,121 @@ from okura.operations import (describe_kinesis_streaming_destination,
 from okura.operations.streams import (describe_stream, get_records, get_shard_iterator,
                                       list_streams)
 
-_DYNAMODB = "DynamoDB_20120810."
-_STREAMS = "DynamoDBStreams_20120810."
+Reply = Awaitable["dict | bytes"]
+# An operation's handler, for a request of its shape: its reply as a JSON document, or
+# already serialised.
+Handler = Callable[[Context, dict], Reply]
+# An operation's fast path: its commonest request form, recognised by checks the shape
+# certainly passes (values/fast_path.py), served; None for any other request.
+FastPath = Callable[[Context, dict], "Reply | None"]
 
-# An operation's handler: its reply as a JSON document, or already serialised.
-Handler = Callable[[Context, dict], Awaitable["dict | bytes"]]
 
-_DYNAMODB_OPERATIONS: dict[str, Handler] = {
-    "CreateTable": create_table.handle,
-    "DescribeTable": describe_table.handle,
-    "ListTables": list_tables.handle,
-    "UpdateTable": update_table.handle,
-    "DeleteTable": delete_table.handle,
-    "TagResource": tags.tag_resource,
-    "UntagResource": tags.untag_resource,
-    "ListTagsOfResource": tags.list_tags_of_resource,
-    "DescribeLimits": describe_limits.handle,
-    "DescribeEndpoints": describe_endpoints.handle,
-    "UpdateTimeToLive": update_ttl.handle,
-    "DescribeTimeToLive": describe_ttl.handle,
-    "PutItem": put_item.handle,
-    "GetItem": get_item.handle,
-    "UpdateItem": update_item.handle,
-    "DeleteItem": delete_item.handle,
-    "Query": query.handle,
-    "Scan": scan.handle,
-    "BatchGetItem": batch_get_item.handle,
-    "BatchWriteItem": batch_write_item.handle,
-    "TransactWriteItems": transact_write_items.handle,
-    "TransactGetItems": transact_get_items.handle,
-    "ExecuteStatement": execute_statement.handle,
-    "BatchExecuteStatement": batch_execute_statement.handle,
-    "ExecuteTransaction": execute_transaction.handle,
-    "UpdateContinuousBackups": update_continuous_backups.handle,
-    "DescribeContinuousBackups": describe_continuous_backups.handle,
-    "ExportTableToPointInTime": export_table_to_point_in_time.handle,
-    "DescribeExport": describe_export.handle,
-    "ListExports": list_exports.handle,
-    "ImportTable": import_table.handle,
-    "DescribeImport": describe_import.handle,
-    "ListImports": list_imports.handle,
-    "CreateBackup": create_backup.handle,
-    "DescribeBackup": describe_backup.handle,
-    "ListBackups": list_backups.handle,
-    "DeleteBackup": delete_backup.handle,
-    "RestoreTableFromBackup": restore_table_from_backup.handle,
-    "RestoreTableToPointInTime": restore_table_to_point_in_time.handle,
-    "PutResourcePolicy": put_resource_policy.handle,
-    "GetResourcePolicy": get_resource_policy.handle,
-    "DeleteResourcePolicy": delete_resource_policy.handle,
-    "UpdateContributorInsights": update_contributor_insights.handle,
-    "DescribeContributorInsights": describe_contributor_insights.handle,
-    "ListContributorInsights": list_contributor_insights.handle,
-    "EnableKinesisStreamingDestination": enable_kinesis_streaming_destination.handle,
-    "DisableKinesisStreamingDestination": disable_kinesis_streaming_destination.handle,
-    "DescribeKinesisStreamingDestination": describe_kinesis_streaming_destination.handle,
-    "UpdateKinesisStreamingDestination": update_kinesis_streaming_destination.handle,
-}
+# The gate, as the server calls it: router.perform, or it wrapped (auth, request logs).
+Performer = Callable[["Operation", Context, dict], Reply]
+
+
+class Operation(NamedTuple):
+    name: str  # "GetItem" (the X-Amz-Target's action)
+    handler: Handler
+    shape: shapes.Shape  # its request shape (shapes/model.json), checked at the gate
+    asks: Asks  # the IAM actions and resources it demands (access/actions.py)
+    fast: FastPath | None
+
+
+def perform(op: Operation, ctx: Context, body: dict) -> Reply:
+    """The gate: the operation's fast path if it takes the request, else the request's
+    shape checked, then the handler (which applies its further rules in DynamoDB's
+    order). A request that is to be run again comes through here again."""
+    fast = op.fast
+    if fast is not None:
+        served = fast(ctx, body)
+        if served is not None:
+            return served
+    op.shape.check(body)
+    return op.handler(ctx, body)
+
+
+def _op(name: str, handler: Handler, asks: Asks, fast: FastPath | None = None) -> Operation:
+    return Operation(name, handler, shapes.of(name), asks, fast)
+
+
+_DYNAMODB = (
+    _op("CreateTable", create_table.handle, on_table("CreateTable", tags=True)),
+    _op("DescribeTable", describe_table.handle, on_table("DescribeTable", one_table=True)),
+    _op("ListTables", list_tables.handle, anything("ListTables")),
+    _op("UpdateTable", update_table.handle, on_table("UpdateTable", one_table=True)),
+    _op("DeleteTable", delete_table.handle, on_table("DeleteTable", one_table=True)),
+    _op("TagResource", tags.tag_resource, on_arn("TagResource", "ResourceArn", tags=True)),
+    _op("UntagResource", tags.untag_resource, on_arn("UntagResource", "ResourceArn", tags=True)),
+    _op("ListTagsOfResource", tags.list_tags_of_resource,
+        on_arn("ListTagsOfResource", "ResourceArn")),
+    _op("DescribeLimits", describe_limits.handle, anything("DescribeLimits")),
+    _op("DescribeEndpoints", describe_endpoints.handle, anything("DescribeEndpoints")),
+    _op("UpdateTimeToLive", update_ttl.handle, on_table("UpdateTimeToLive", one_table=True)),
+    _op("DescribeTimeToLive", describe_ttl.handle,
+        on_table("DescribeTimeToLive", one_table=True)),
+    _op("PutItem", put_item.handle, item("PutItem", "Item"), put_item.fast),
+    _op("GetItem", get_item.handle, item("GetItem", "Key"), get_item.fast),
+    _op("UpdateItem", update_item.handle, item("UpdateItem", "Key"), update_item.fast),
+    _op("DeleteItem", delete_item.handle, item("DeleteItem", "Key")),
+    _op("Query", query.handle, read("Query")),
+    _op("Scan", scan.handle, read("Scan")),
+    _op("BatchGetItem", batch_get_item.handle, batch_get()),
+    _op("BatchWriteItem", batch_write_item.handle, batch_write(), batch_write_item.fast),
+    _op("TransactWriteItems", transact_write_items.handle, transaction("TransactWriteItems")),
+    _op("TransactGetItems", transact_get_items.handle, transaction("TransactGetItems")),
+    _op("ExecuteStatement", execute_statement.handle, statement()),
+    _op("BatchExecuteStatement", batch_execute_statement.handle, statements("Statements")),
+    _op("ExecuteTransaction", execute_transaction.handle,
+        statements("TransactStatements", "ExecuteTransaction")),
+    _op("UpdateContinuousBackups", update_continuous_backups.handle,
+        on_table("UpdateContinuousBackups", one_table=True)),
+    _op("DescribeContinuousBackups", describe_continuous_backups.handle,
+        on_table("DescribeContinuousBackups", one_table=True)),
+    _op("ExportTableToPointInTime", export_table_to_point_in_time.handle,
+        on_arn("ExportTableToPointInTime", "TableArn")),
+    _op("DescribeExport", describe_export.handle, on_arn("DescribeExport", "ExportArn")),
+    _op("ListExports", list_exports.handle, anything("ListExports")),
+    _op("ImportTable", import_table.handle, imported_table()),
+    _op("DescribeImport", describe_import.handle, on_arn("DescribeImport", "ImportArn")),
+    _op("ListImports", list_imports.handle, anything("ListImports")),
+    _op("CreateBackup", create_backup.handle, on_table("CreateBackup")),
+    _op("DescribeBackup", describe_backup.handle, on_arn("DescribeBackup", "BackupArn")),
+    _op("ListBackups", list_backups.handle, anything("ListBackups")),
+    _op("DeleteBackup", delete_backup.handle, on_arn("DeleteBackup", "BackupArn")),
+    _op("RestoreTableFromBackup", restore_table_from_backup.handle,
+        on_arn("RestoreTableFromBackup", "BackupArn")),
+    _op("RestoreTableToPointInTime", restore_table_to_point_in_time.handle, restored_table()),
+    _op("PutResourcePolicy", put_resource_policy.handle,
+        on_arn("PutResourcePolicy", "ResourceArn")),
+    _op("GetResourcePolicy", get_resource_policy.handle,
+        on_arn("GetResourcePolicy", "ResourceArn")),
+    _op("DeleteResourcePolicy", delete_resource_policy.handle,
+        on_arn("DeleteResourcePolicy", "ResourceArn")),
+    _op("UpdateContributorInsights", update_contributor_insights.handle,
+        on_table("UpdateContributorInsights")),
+    _op("DescribeContributorInsights", describe_contributor_insights.handle,
+        on_table("DescribeContributorInsights")),
+    _op("ListContributorInsights", list_contributor_insights.handle,
+        anything("ListContributorInsights")),
+    _op("EnableKinesisStreamingDestination", enable_kinesis_streaming_destination.handle,
+        on_table("EnableKinesisStreamingDestination")),
+    _op("DisableKinesisStreamingDestination", disable_kinesis_streaming_destination.handle,
+        on_table("DisableKinesisStreamingDestination")),
+    _op("DescribeKinesisStreamingDestination", describe_kinesis_streaming_destination.handle,
+        on_table("DescribeKinesisStreamingDestination")),
+    _op("UpdateKinesisStreamingDestination", update_kinesis_streaming_destination.handle,
+        on_table("UpdateKinesisStreamingDestination")),
+)
 # DynamoDB Streams, on the same endpoint
-_STREAMS_OPERATIONS: dict[str, Handler] = {
-    "ListStreams": list_streams.handle,
-    "DescribeStream": describe_stream.handle,
-    "GetShardIterator": get_shard_iterator.handle,
-    "GetRecords": get_records.handle,
-}
+_STREAMS = (
+    _op("ListStreams", list_streams.handle, anything("ListStreams")),
+    _op("DescribeStream", describe_stream.handle, on_arn("DescribeStream", "StreamArn")),
+    _op("GetShardIterator", get_shard_iterator.handle, on_arn("GetShardIterator", "StreamArn")),
+    _op("GetRecords", get_records.handle, stream_records()),
+)
 
-ROUTES: dict[str, tuple[str, Handler]] = {
-    **{_DYNAMODB + name: (name, handler) for name, handler in _DYNAMODB_OPERATIONS.items()},
-    **{_STREAMS + name: (name, handler) for name, handler in _STREAMS_OPERATIONS.items()},
+ROUTES: dict[str, Operation] = {
+    **{"DynamoDB_20120810." + op.name: op for op in _DYNAMODB},
+    **{"DynamoDBStreams_20120810." + op.name: op for op in _STREAMS},
 }

@@ -22,7 +22,11 @@ from okura import errors
 from okura.config import StartupError
 from okura.core.context import Context
 from okura.core.database import Database
-from okura.operations import create_table, put_item
+from okura.server.router import ROUTES, perform
+
+# (through the gate, as a client's requests)
+_CREATE_TABLE = ROUTES["DynamoDB_20120810.CreateTable"]
+_PUT_ITEM = ROUTES["DynamoDB_20120810.PutItem"]
 
 DEFAULT_REGION = "us-east-1"
 
@@ -76,7 +80,7 @@ async def load(db: Database, description: Any) -> dict:
         if "BillingMode" not in request and "ProvisionedThroughput" not in request:
             request["BillingMode"] = "PAY_PER_REQUEST"
         try:
-            await create_table.handle(Context(db, "CreateTable", region, "seed"), request)
+            await perform(_CREATE_TABLE, Context(db, "CreateTable", region, "seed"), request)
         except errors.DynamoError as error:
             if error.name != "ResourceInUseException":
                 raise SeedError(f"table {name}: {error.name}: {error.message}") from None
@@ -85,8 +89,8 @@ async def load(db: Database, description: Any) -> dict:
         done["created"].append(name)
         for plain in plain_items:
             try:
-                await put_item.handle(Context(db, "PutItem", region, "seed"),
-                                      {"TableName": name, "Item": _item(plain, name)})
+                await perform(_PUT_ITEM, Context(db, "PutItem", region, "seed"),
+                              {"TableName": name, "Item": _item(plain, name)})
             except errors.DynamoError as error:
                 raise SeedError(f"table {name}: item {plain!r}: {error.name}: "
                                 f"{error.message}") from None

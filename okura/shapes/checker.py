@@ -1,4 +1,5 @@
-"""check(): a request against its operation's input shape, as DynamoDB's front end does.
+"""An operation's request shape (`of(name)`), and its check of a request as DynamoDB's
+front end does it: the server's one gate (server/router.py) runs it before the handler.
 
 Wrongly typed JSON raises SerializationException at once. Constraint violations
 are gathered over the whole request, in DynamoDB's order, into one
@@ -27,22 +28,39 @@ _NAME_PATTERN = "[a-zA-Z0-9_.-]+"
 _NAME_RE = re.compile(_NAME_PATTERN)
 
 
-class _Operation:
-    __slots__ = ("root", "shapes", "names")
+class Shape:
+    """One operation's input shape, compiled."""
 
-    def __init__(self, root: StructureNode, shapes: dict, names: tuple[str, ...]):
+    __slots__ = ("name", "root", "shapes", "names")
+
+    def __init__(self, name: str, root: StructureNode, shapes: dict, names: tuple[str, ...]):
+        self.name = name  # the operation's ("PutItem")
         self.root = root
         self.shapes = shapes
-        self.names = names
+        self.names = names  # table-name members that also take an ARN
+
+    def check(self, body: Any) -> None:
+        """Validate `body` (any JSON value: not a dict is a SerializationException);
+        raises a DynamoError or returns None."""
+        if self.root.valid(body) and (not self.names or _names_valid(self, body)):
+            return
+        if type(body) is not dict:
+            raise mismatch(body, None)
+        errs: list[Violation] = []
+        self.root.check_inner(body, "", errs)
+        if not errs and self.names:
+            _check_names(self, body, errs)
+        if errs:
+            raise _aggregate(errs, self.shapes)
 
 
-def _compile(entry: dict, shapes: dict, memo: dict[str, Node]) -> _Operation:
+def _compile(name: str, entry: dict, shapes: dict, memo: dict[str, Node]) -> Shape:
     root = compile_shape(entry["input"], shapes, memo) if entry["input"] else StructureNode("")
     assert isinstance(root, StructureNode)  # an operation's input shape is a structure
     drop = entry.get("drop")
     if drop:
         root = _without(root, drop, shapes)
-    return _Operation(root, shapes, tuple(entry.get("name_or_arn", ())))
+    return Shape(name, root, shapes, tuple(entry.get("name_or_arn", ())))
 
 
 def _without(root: StructureNode, drop: dict, shapes: dict) -> StructureNode:
@@ -66,18 +84,24 @@ def _without(root: StructureNode, drop: dict, shapes: dict) -> StructureNode:
     return StructureNode(root.name, members)
 
 
-def _build() -> dict[str, _Operation]:
+def _build() -> dict[str, Shape]:
     operations = {}
     for service in _MODEL["services"].values():
         shapes = service["shapes"]
         memo: dict[str, Node] = {}
         for name, entry in service["operations"].items():
-            operations[name] = _compile(entry, shapes, memo)
+            operations[name] = _compile(name, entry, shapes, memo)
     return operations
 
 
-_OPERATIONS = _build()
-OPERATIONS = frozenset(_OPERATIONS)
+_SHAPES = _build()
+OPERATIONS = frozenset(_SHAPES)
+
+
+def of(operation: str) -> Shape:
+    """The input shape of a DynamoDB or DynamoDB Streams operation ("PutItem"); KeyError
+    for a name the model does not know."""
+    return _SHAPES[operation]
 
 
 def members(shape: str) -> frozenset[str]:
@@ -90,25 +114,7 @@ def members(shape: str) -> frozenset[str]:
     raise KeyError(shape)
 
 
-def check(operation: str, body: Any) -> None:
-    """Validate `body` for `operation` (e.g. "PutItem"); raises a DynamoError or returns None.
-    `body` may be any JSON value (not a dict: a SerializationException)."""
-    op = _OPERATIONS.get(operation)
-    if op is None:
-        raise errors.unknown_operation()
-    if op.root.valid(body) and (not op.names or _names_valid(op, body)):
-        return
-    if type(body) is not dict:
-        raise mismatch(body, None)
-    errs: list[Violation] = []
-    op.root.check_inner(body, "", errs)
-    if not errs and op.names:
-        _check_names(op, body, errs)
-    if errs:
-        raise _aggregate(errs, op.shapes)
-
-
-def _names_valid(op: _Operation, body: dict) -> bool:
+def _names_valid(op: Shape, body: dict) -> bool:
     for wire in op.names:
         name = body.get(wire)
         if not (name is None or name.startswith(arns.PREFIX)
@@ -117,7 +123,7 @@ def _names_valid(op: _Operation, body: dict) -> bool:
     return True
 
 
-def _check_names(op: _Operation, body: dict, errs: list[Violation]) -> None:
+def _check_names(op: Shape, body: dict, errs: list[Violation]) -> None:
     for wire in op.names:
         name = body.get(wire)
         if name is None or name.startswith(arns.PREFIX):

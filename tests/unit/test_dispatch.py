@@ -17,11 +17,18 @@ HEADERS = {"x-amz-target": "DynamoDB_20120810.ListTables", "x-amz-date": "202601
                             "aws4_request, SignedHeaders=host, Signature=x"}
 
 
+def _route(monkeypatch, handler):
+    """ListTables served by `handler`."""
+    target = HEADERS["x-amz-target"]
+    monkeypatch.setitem(app_module.ROUTES, target,
+                        app_module.ROUTES[target]._replace(handler=handler))
+
+
 def test_unexpected_exception_is_internal_server_error(monkeypatch, caplog):
     async def broken(request, body):
         raise KeyError("secret detail")
 
-    monkeypatch.setitem(app_module.ROUTES, HEADERS["x-amz-target"], ("ListTables", broken))
+    _route(monkeypatch, broken)
 
     async def scenario():
         async with memory_app() as app:
@@ -51,7 +58,7 @@ def test_a_request_planned_on_a_stale_table_runs_again_on_a_fresh_one(monkeypatc
             raise CatalogChanged(table)
         return {}
 
-    monkeypatch.setitem(app_module.ROUTES, HEADERS["x-amz-target"], ("ListTables", planned_on_the_cache))
+    _route(monkeypatch, planned_on_the_cache)
 
     async def scenario():
         nonlocal stale

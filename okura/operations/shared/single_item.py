@@ -9,7 +9,7 @@ from okura.expressions import legacy
 from okura.core import collections, resolve
 from okura.core.catalog import Table
 from okura.core.context import Context
-from okura.values import key_rules, plain, validation
+from okura.values import fast_path, validation
 
 
 def plain_table(ctx: Context, body: dict, members: frozenset) -> Table | None:
@@ -26,7 +26,7 @@ _RETURN_VALUES = frozenset(("NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATE
 
 def plain_expression_members(body: dict, pending: list) -> bool:
     """Whether a request's expression members are all of the plain kinds the request
-    model certainly accepts (strings, names, flat values; see values/plain.py)."""
+    model certainly accepts (strings, names, flat values; see values/fast_path.py)."""
     for member in ("UpdateExpression", "ConditionExpression"):
         if type(body.get(member, "")) is not str:
             return False
@@ -35,10 +35,10 @@ def plain_expression_members(body: dict, pending: list) -> bool:
         if type(names) is not dict:
             return False
         for name in names.values():
-            if type(name) is not str or len(name) > plain.MAX_NAME:
+            if type(name) is not str or len(name) > fast_path.MAX_NAME:
                 return False
     values = body.get("ExpressionAttributeValues")
-    if values is not None and plain.sized_item(values, pending) is None:
+    if values is not None and fast_path.sized_item(values, pending) is None:
         return False
     return_values = body.get("ReturnValues")
     return return_values is None or (type(return_values) is str

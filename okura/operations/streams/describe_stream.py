@@ -1,7 +1,7 @@
 """DescribeStream: a stream's status, key schema and shards (with their lineage)."""
 from __future__ import annotations
 
-from okura import errors, shapes
+from okura import errors
 from okura.core import paging
 from okura.core.context import Context
 from okura.core.streams.state import sequence_number
@@ -23,7 +23,6 @@ def shard_description(shard: dict) -> dict:
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    shapes.check("DescribeStream", body)
     limit = check_limit(body, MAX_LIMIT)
     shard_filter = body.get("ShardFilter")
     if shard_filter is not None:

@@ -2,14 +2,13 @@
 after them (none once a closed shard is read to its end)."""
 from __future__ import annotations
 
-from okura import errors, shapes
+from okura import errors
 from okura.core.context import Context
 from okura.core.streams import read
 from okura.operations.streams import check_limit, existing_stream, horizon, shard_not_found
 
 
 async def handle(ctx: Context, body: dict) -> bytes:
-    shapes.check("GetRecords", body)
     limit = check_limit(body, read.MAX_RECORDS)
     iterator = read.Iterator.decode(ctx.db.seal, body["ShardIterator"])
     if iterator is None:

@@ -1,7 +1,7 @@
 """GetShardIterator: a position in one shard to read records from."""
 from __future__ import annotations
 
-from okura import errors, shapes
+from okura import errors
 from okura.core.context import Context
 from okura.core.streams import read
 from okura.core.streams.state import parse_sequence
@@ -11,7 +11,6 @@ _BY_NUMBER = ("AT_SEQUENCE_NUMBER", "AFTER_SEQUENCE_NUMBER")
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    shapes.check("GetShardIterator", body)
     kind = body["ShardIteratorType"]
     number = body.get("SequenceNumber")
     if kind in _BY_NUMBER and number is None:

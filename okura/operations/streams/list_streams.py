@@ -1,7 +1,7 @@
 """ListStreams: the readable streams of a region, or of one table."""
 from __future__ import annotations
 
-from okura import arns, shapes
+from okura import arns
 from okura.core import paging
 from okura.core.context import Context
 from okura.core.streams import read
@@ -12,7 +12,6 @@ MAX_LIMIT = 100
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    shapes.check("ListStreams", body)
     limit = check_limit(body, MAX_LIMIT)
     start = body.get("ExclusiveStartStreamArn")
     if start is not None:

@@ -1,12 +1,14 @@
-"""The commonest items and keys, recognised, checked and sized in one cheap walk.
+"""The fast path's checks of values: the commonest items and keys, recognised, checked
+and sized in one cheap walk.
 
-The hot operations try this first: it accepts only values that the full checks
-(the request model, validation.py, key_rules.py) certainly accept, and answers
-None (or False) on anything else. That value then goes the general way, which
-words DynamoDB's errors; no rule is decided here that validation.py does not also
-decide. Numbers are normalised as validation.py does, but only once the whole
+The hot operations' fast paths (GetItem, PutItem, UpdateItem, BatchWriteItem), which the
+server's gate tries before the request's shape check (server/router.py), take a request
+only if these accept its values: they accept only what the full checks (the request
+shape, validation.py, key_rules.py) certainly accept, and answer None (or False) on
+anything else. The request then goes the general way, which words DynamoDB's errors; no
+rule is decided here that validation.py does not also decide. Numbers are normalised as validation.py does, but only once the whole
 request is accepted: each check adds (value, normal form) to a `pending` list that
-the caller applies (`apply`), so a request sent the general way arrives untouched.
+the caller applies (`normalize`), so a request sent the general way arrives untouched.
 """
 from __future__ import annotations
 
@@ -62,7 +64,7 @@ def sized_item(item, pending: list) -> int | None:
             + (len(joined) if joined.isascii() else len(joined.encode())))
 
 
-def key(key, schema, pending: list) -> bool:
+def is_plain_key(key, schema, pending: list) -> bool:
     """Whether a Key parameter is exactly the schema's attributes with valid plain
     values (short strings, numbers); their numbers' normal forms go to `pending`."""
     if type(key) is not dict or len(key) != len(schema):
@@ -80,7 +82,7 @@ def key(key, schema, pending: list) -> bool:
     return True
 
 
-def item_keys(item: dict, schema, pending: list) -> bool:
+def has_plain_keys(item: dict, schema, pending: list) -> bool:
     """Whether an item accepted by sized_item() carries valid plain key attributes."""
     for name, type_ in schema:
         av = item.get(name)
@@ -89,7 +91,7 @@ def item_keys(item: dict, schema, pending: list) -> bool:
     return True
 
 
-def apply(pending: list) -> None:
+def normalize(pending: list) -> None:
     """Normalise, in place, the numbers of a request the plain checks accepted."""
     for av, normal in pending:
         av["N"] = normal
