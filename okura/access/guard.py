@@ -27,13 +27,14 @@ from okura.core.context import Context
 from okura.core.database import Database
 
 log = logging.getLogger("okura.access")
-RAW = ":exchange"  # the headers' member a guarded connection keeps the Exchange in
+RAW = ":exchange"  # the headers' member a guarded connection keeps the Exchange in, till
+# App.dispatch puts it in the request's context
 
 
 # What the signature covers and policies read, beyond the headers okura keeps: method,
 # URL, every header (by lower-case name, a repeated one's values joined by commas), the
 # client's address (aws:SourceIp), whether over TLS (aws:SecureTransport). A plain
-# tuple: built for every request.
+# tuple: built for every request, which the server puts in its context (ctx.exchange).
 Exchange = tuple[bytes, bytes, dict[bytes, bytes], str, bool]
 
 
@@ -56,6 +57,15 @@ def resource_policy(table: Any, resource: str) -> Policy | None:
     return None if entry is None else compiled(entry["Policy"])
 
 
+def _parsed(headers: dict[bytes, bytes]) -> sigv4.Parsed | None:
+    """A request's Authorization header, parsed (None: it has none, as a presigned
+    request); raises DynamoDB's errors for a malformed one."""
+    header = headers.get(b"authorization")
+    return None if header is None else sigv4.parse(
+        header.decode("latin-1"), b"x-amz-date" in headers or b"date" in headers,
+        algorithm_checked=True)
+
+
 class Guard:
     def __init__(self, db: Database, mode: str, identities: dict[str, Identity],
                  audit: Audit | None = None) -> None:
@@ -70,11 +80,13 @@ class Guard:
         identity = self.identities.get(access_key)
         return None if identity is None else identity.secret
 
-    def verified(self, exchange: Exchange, body: bytes) -> tuple[Identity, str]:
+    def verified(self, exchange: Exchange, authorization: sigv4.Parsed | None,
+                 body: bytes) -> tuple[Identity, str]:
         """The identity and region a request is signed by; raises DynamoDB's errors."""
         method, url, headers, _peer, _secure = exchange
         now = self.db.clock.now()
-        access_key, region, token = self.verifier.verify(method, url, headers, body, now)
+        access_key, region, token = self.verifier.verify(method, url, headers, body, now,
+                                                         authorization)
         identity = self.identities[access_key]  # the verifier knew its secret
         if token != identity.token:
             raise errors.unrecognized_client()
@@ -82,39 +94,32 @@ class Guard:
             raise errors.expired_token()
         return identity, region
 
-    def authenticate(self, request: Any, body: bytes) -> None:
-        """Set the request's identity, region and access key from its verified signature."""
-        exchange: Exchange = request.headers[RAW]
+    def authenticate(self, ctx: Context, body: bytes) -> None:
+        """Set the request's identity, authorization, region and access key from its
+        exchange (ctx.exchange), its Authorization header parsed once and its signature
+        verified from that."""
+        exchange: Exchange = ctx.exchange
+        authorization = None
         try:
-            identity, region = self.verified(exchange, body)
+            authorization = _parsed(exchange[2])
+            if authorization is not None:
+                parts = ctx.authorization = authorization[0]
+                ctx.region, ctx.access_key = parts.region, parts.access_key
+            identity, region = self.verified(exchange, authorization, body)
         except errors.DynamoError as error:
+            ctx.identity = None  # (the key and region claimed, if parsed, stay for the record)
             if self.enforcing:
-                if self.audit is not None and self.audit.wanted(request.operation):
-                    request.identity = None
-                    try:  # the key and region the request claims, for the record
-                        self._unverified(request)
-                    except errors.DynamoError:
-                        pass
-                    self.record(request, None, error)
+                if self.audit is not None and self.audit.wanted(ctx.operation):
+                    self.record(ctx, None, error)
                 raise
-            self._unverified(request)
-            self.refused("dynamodb:" + request.operation, "*", error.name, error.message or "")
-            request.identity = None
+            if authorization is None:  # nothing to go on as --auth off would
+                raise error if exchange[2].get(b"authorization") else \
+                    errors.missing_authentication_token() from None
+            self.refused("dynamodb:" + ctx.operation, "*", error.name, error.message or "")
             return
-        request.identity = identity
-        request.region = region
-        request.access_key = identity.access_key
-
-    @staticmethod
-    def _unverified(request: Any) -> None:
-        """Region and access key as --auth off reads them (warn mode, bad signature)."""
-        header = request.headers.get("authorization")
-        if not header:
-            raise errors.missing_authentication_token()
-        has_date = "x-amz-date" in request.headers or "date" in request.headers
-        params = sigv4.authorization_params(header, has_date)
-        scope = sigv4.credential_scope(params["Credential"], header)
-        request.region, request.access_key = scope[2], scope[0]
+        ctx.identity = identity
+        ctx.region = region
+        ctx.access_key = identity.access_key
 
     @staticmethod
     def granted(ctx: Context, body: dict) -> bool:
@@ -138,7 +143,7 @@ class Guard:
         identity: Identity | None = ctx.identity
         if identity is None:
             return
-        exchange: Exchange = ctx.headers[RAW]  # type: ignore[attr-defined]
+        exchange: Exchange = ctx.exchange
         request_facts = {"aws:sourceip": [exchange[3]],
                          "aws:securetransport": ["true" if exchange[4] else "false"],
                          "aws:requestedregion": [ctx.region]}
@@ -207,7 +212,7 @@ class Guard:
     def record(self, ctx: Any, body: Any, error: errors.DynamoError | None) -> None:
         """The request's audit record."""
         assert self.audit is not None
-        _method, _url, headers, peer, _secure = ctx.headers[RAW]
+        _method, _url, headers, peer, _secure = ctx.exchange
         self.audit.record(ctx, body, error, peer, headers.get(b"user-agent", b"").decode("latin-1"))
 
     def refused(self, action: str, resource: str, reason: str, message: str) -> None:
@@ -220,7 +225,7 @@ class Guard:
         """Why an admin request is refused: an admin key's signature is needed (warn: the
         refusal is counted, as action okura:admin on the path, and the request goes on)."""
         try:
-            identity, _region = self.verified(exchange, body)
+            identity, _region = self.verified(exchange, _parsed(exchange[2]), body)
             refusal = None if identity.admin else \
                 f"{identity.arn} is not an admin (admin_access_key_ids)"
         except errors.DynamoError as error:

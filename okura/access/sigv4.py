@@ -38,6 +38,60 @@ class Signed(NamedTuple):
     token: str | None  # X-Amz-Security-Token: temporary credentials' session token
 
 
+class Authorization(NamedTuple):
+    """An AWS4-HMAC-SHA256 Authorization header, parsed: all but its signature, which is
+    what every request signed with one key, day, region and list of headers shares."""
+    access_key: str
+    date: str  # the credential scope's YYYYMMDD
+    region: str
+    scope: str  # date/region/service/aws4_request
+    signed_headers: str  # "host;x-amz-date;..."
+    # The header up to ", Signature=" when it is in the form every SDK sends (else ""):
+    # what a later header with the same head is known by, without a parse.
+    head: str
+
+
+# A request's Authorization, parsed: its parts and its signature.
+Parsed = tuple[Authorization, str]
+_SIGNATURE = ", Signature="
+# Heads of the SDKs' form, parsed (bounded)
+_HEADS: dict[str, Authorization] = {}
+_MAX_HEADS = 1024
+
+
+def parse(header: str | None, has_date: bool, algorithm_checked: bool = False) -> Parsed:
+    """A request's Authorization header (`has_date`: the request has an X-Amz-Date or Date
+    header), parsed once: the one reading of it, auth on or off. Raises DynamoDB's
+    errors for a missing or malformed header in DynamoDB's order (`algorithm_checked`:
+    with auth on, the algorithm is checked after the members and before the scope)."""
+    if not header:
+        raise errors.missing_authentication_token()
+    if has_date:
+        # The form every SDK sends, with a head seen before: a dict lookup. (A signature
+        # of other characters than hex digits takes the parse below, which refuses some.)
+        head, _, signature = header.rpartition(_SIGNATURE)
+        known = _HEADS.get(head)
+        if known is not None and signature.isalnum() and signature.isascii():
+            return known, signature
+    params = authorization_params(header, has_date)
+    algorithm = header.partition(" ")[0]
+    if algorithm_checked and algorithm != ALGORITHM:
+        raise errors.incomplete_signature(  # unverified
+            f"Unsupported AWS 'algorithm': '{algorithm}'")
+    credential, signed, signature = params["Credential"], params["SignedHeaders"], params["Signature"]
+    scope = credential_scope(credential, header)
+    head = f"{ALGORITHM} Credential={credential}, SignedHeaders={signed}"
+    sdk_form = header == head + _SIGNATURE + signature and signature.isalnum() and \
+        signature.isascii()
+    parsed = Authorization(scope[0], scope[1], scope[2], "/".join(scope[1:]), signed,
+                           head if sdk_form else "")
+    if sdk_form and has_date:
+        if len(_HEADS) >= _MAX_HEADS:
+            _HEADS.clear()
+        _HEADS[head] = parsed
+    return parsed, signature
+
+
 def authorization_params(authorization: str, has_date: bool) -> dict[str, str]:
     """The key=value members of an AWS4-HMAC-SHA256 Authorization header; raises
     IncompleteSignature as DynamoDB words it."""
@@ -108,28 +162,28 @@ class _Plan(NamedTuple):
 class Verifier:
     """Checks signatures; `secret_of(access key id)` gives a key's secret (None: unknown).
 
-    The form every SDK sends (POST /, Authorization and X-Amz-Date headers) takes a
-    short way: the part of the Authorization header before the signature names a plan
-    (_Plan) and the request costs a dict of its headers, four SHA-256 digests (body,
+    A request's Authorization header comes parsed (`parse`). The form every SDK sends
+    (POST /, Authorization and X-Amz-Date headers) takes a short way: the part of the
+    Authorization header before the signature names a plan (_Plan) and the request costs a dict of its headers, four SHA-256 digests (body,
     canonical request, HMAC from the plan's key states) and a few joins, nearly all in C.
     Everything else, and every failure, takes the general way, which gives the errors."""
 
     def __init__(self, secret_of: Callable[[str], str | None]) -> None:
         self.secret_of = secret_of
-        self._plans: dict[bytes, _Plan] = {}  # by Authorization head (bounded)
+        self._plans: dict[str, _Plan] = {}  # by Authorization head (bounded)
         self._times: dict[str, float | None] = {}  # parsed timestamps (bounded)
         self._stamps: dict[bytes, float] = {}  # parsed X-Amz-Date values (bounded)
 
     def verify(self, method: bytes, url: bytes, headers: dict[bytes, bytes], body: bytes,
-               now: float) -> Signed:
+               now: float, authorization: Parsed | None) -> Signed:
         """The signature's access key, region and session token, once it is found good;
         raises DynamoDB's authentication errors. `headers`: every request header, by
-        lower-case name, a repeated one's values joined by commas."""
-        authorization = headers.get(b"authorization")
+        lower-case name, a repeated one's values joined by commas; `authorization`: the
+        Authorization header, parsed (None: the request has none)."""
         stamp = headers.get(b"x-amz-date")
-        if authorization and stamp and url == b"/":
-            head, _, signature = authorization.rpartition(b", Signature=")
-            plan = self._plans.get(head)
+        if authorization is not None and stamp and url == b"/":
+            parts, signature = authorization
+            plan = self._plans.get(parts.head) if parts.head else None
             signed_at = self._stamps.get(stamp) or self._stamp(stamp)
             if plan is not None and signed_at is not None and method == b"POST" and \
                     now - WINDOW <= signed_at <= now + WINDOW and stamp[:8] == plan.date:
@@ -150,29 +204,23 @@ class Verifier:
                     inner.update(plan.string_to_sign % (stamp, digest.hexdigest().encode()))
                     outer = plan.outer.copy()
                     outer.update(inner.digest())
-                    if hmac.compare_digest(outer.hexdigest().encode(), signature):
+                    if hmac.compare_digest(outer.hexdigest(), signature):  # (ASCII: parse)
                         token = headers.get(_SECURITY_TOKEN)
                         return plan.signed if token is None else \
                             plan.signed._replace(token=token.decode("latin-1"))
-        return self._general(method, url, headers, body, now)
+        return self._general(method, url, headers, body, now, authorization)
 
     def _general(self, method: bytes, url: bytes, headers: dict[bytes, bytes], body: bytes,
-                 now: float) -> Signed:
+                 now: float, authorization: Parsed | None) -> Signed:
         """`verify` the long way: every form, every error."""
         path, _, query = url.partition(b"?")
-        authorization = headers.get(b"authorization")
-        if authorization is None and b"X-Amz-" in query:
-            return self._presigned(method, path, query, headers, body, now)
-        if not authorization:
+        if authorization is None:
+            if b"X-Amz-" in query:
+                return self._presigned(method, path, query, headers, body, now)
             raise errors.missing_authentication_token()
-        header = authorization.decode("latin-1")
+        parts, signature = authorization
         stamp = headers.get(b"x-amz-date")
         date_header = headers.get(b"date")
-        params = authorization_params(header, stamp is not None or date_header is not None)
-        if not header.startswith(ALGORITHM + " "):
-            raise errors.incomplete_signature(  # unverified
-                f"Unsupported AWS 'algorithm': '{header.partition(' ')[0]}'")
-        scope = credential_scope(params["Credential"], header)
         if stamp is not None:
             amz_date = stamp.decode("latin-1")
             signed_at = self._parsed(amz_date)
@@ -186,17 +234,17 @@ class Verifier:
                 f"Date must be in ISO-8601 'basic format'. Got '{amz_date}'. See "
                 "http://en.wikipedia.org/wiki/ISO_8601")
         _check_window(signed_at, amz_date, now)
-        if scope[1] != amz_date[:8]:
+        if parts.date != amz_date[:8]:
             raise errors.invalid_signature(  # Coral's text as users quote it
                 "Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date "
-                f"from HTTP: '{scope[1]}' != '{amz_date[:8]}', from '{amz_date}'.")
-        signed = params["SignedHeaders"]
+                f"from HTTP: '{parts.date}' != '{amz_date[:8]}', from '{amz_date}'.")
         self._check(method, path, _canonical_query(query) if query else _EMPTY_QUERY, headers,
-                    signed, hashlib.sha256(body).hexdigest(), scope, amz_date, params["Signature"])
-        if stamp is not None and path == b"/" and not query and method == b"POST":
-            self._remember(header, scope, signed)
+                    hashlib.sha256(body).hexdigest(), parts, amz_date, signature)
+        if stamp is not None and path == b"/" and not query and method == b"POST" and parts.head:
+            self._remember(parts)
         token = headers.get(_SECURITY_TOKEN)
-        return Signed(scope[0], scope[2], None if token is None else token.decode("latin-1"))
+        return Signed(parts.access_key, parts.region,
+                      None if token is None else token.decode("latin-1"))
 
     def _stamp(self, stamp: bytes) -> float | None:
         """An X-Amz-Date's epoch seconds (None: malformed), kept for the next requests."""
@@ -208,26 +256,25 @@ class Verifier:
             stamps[stamp] = parsed
         return parsed
 
-    def _remember(self, header: str, scope: list[str], signed: str) -> None:
+    def _remember(self, parts: Authorization) -> None:
         """Keep the plan of a good signature in the SDKs' form, for its next requests."""
-        head, sep, _ = header.encode("latin-1").rpartition(b", Signature=")
-        if not sep or not head.startswith(b"AWS4-HMAC-SHA256 Credential="):
-            return
-        if head in self._plans:
+        if parts.head in self._plans:
             return
         if len(self._plans) > 1024:
             self._plans.clear()
-        secret = self.secret_of(scope[0])
+        secret = self.secret_of(parts.access_key)
         assert secret is not None  # the signature was just found good
-        key = _signing_key(secret, scope[1], scope[2]).ljust(64, b"\0")
+        key = _signing_key(secret, parts.date, parts.region).ljust(64, b"\0")
+        signed = parts.signed_headers
         names = [name.encode("latin-1") for name in signed.split(";")]
         values = itemgetter(*names) if len(names) > 1 else (lambda raw: (raw[names[0]],))
         canonical = b"POST\n/\n\n%s\n\n%s\n%%s" % (
             b"\n".join(name.replace(b"%", b"%%") + b":%s" for name in names),
             signed.encode("latin-1").replace(b"%", b"%%"))
-        string_to_sign = b"AWS4-HMAC-SHA256\n%%s\n%s\n%%s" % "/".join(scope[1:]).encode()
-        self._plans[head] = _Plan(
-            Signed(scope[0], scope[2], None), scope[1].encode(), values, canonical, string_to_sign,
+        string_to_sign = b"AWS4-HMAC-SHA256\n%%s\n%s\n%%s" % parts.scope.encode()
+        self._plans[parts.head] = _Plan(
+            Signed(parts.access_key, parts.region, None), parts.date.encode(), values, canonical,
+            string_to_sign,
             hashlib.sha256(bytes(b ^ 0x36 for b in key)), hashlib.sha256(bytes(b ^ 0x5C for b in key)))
 
     def _presigned(self, method: bytes, path: bytes, query: bytes, headers: dict[bytes, bytes],
@@ -248,6 +295,8 @@ class Verifier:
                 f"Unsupported AWS 'algorithm': '{params['X-Amz-Algorithm']}'")
         credential = params["X-Amz-Credential"]
         scope = credential_scope(credential, credential)
+        parts = Authorization(scope[0], scope[1], scope[2], "/".join(scope[1:]),
+                              params["X-Amz-SignedHeaders"], "")
         amz_date = params["X-Amz-Date"]
         signed_at = self._parsed(amz_date)
         if signed_at is None:
@@ -266,16 +315,16 @@ class Verifier:
         pairs = sorted((quote(name, safe="-_.~"), quote(value, safe="-_.~"))
                        for name, value in params.items() if name != "X-Amz-Signature")
         canonical_query = "&".join(f"{name}={value}" for name, value in pairs).encode()
-        self._check(method, path, canonical_query, headers, params["X-Amz-SignedHeaders"],
-                    hashlib.sha256(body).hexdigest(), scope, amz_date, params["X-Amz-Signature"])
+        self._check(method, path, canonical_query, headers, hashlib.sha256(body).hexdigest(),
+                    parts, amz_date, params["X-Amz-Signature"])
         token = params.get("X-Amz-Security-Token")
-        return Signed(scope[0], scope[2], token)
+        return Signed(parts.access_key, parts.region, token)
 
     def _check(self, method: bytes, path: bytes, query: bytes, headers: dict[bytes, bytes],
-               signed_text: str, payload: str, scope: list[str], amz_date: str,
-               signature: str) -> None:
+               payload: str, parts: Authorization, amz_date: str, signature: str) -> None:
         """The signature is the one the caller's secret gives, or raise."""
-        secret = self.secret_of(scope[0])
+        secret = self.secret_of(parts.access_key)
+        signed_text = parts.signed_headers
         if secret is None:
             raise errors.unrecognized_client()
         canonical_headers = []
@@ -294,11 +343,12 @@ class Verifier:
         canonical = b"%s\n%s\n%s\n%s\n%s\n%s" % (
             method, _canonical_path(path), query, b"".join(canonical_headers),
             signed_text.encode("latin-1"), payload.encode())
-        string_to_sign = "%s\n%s\n%s\n%s" % (ALGORITHM, amz_date, "/".join(scope[1:]),
+        string_to_sign = "%s\n%s\n%s\n%s" % (ALGORITHM, amz_date, parts.scope,
                                              hashlib.sha256(canonical).hexdigest())
-        expected = hmac.digest(_signing_key(secret, scope[1], scope[2]), string_to_sign.encode(),
-                               "sha256").hex()
-        if not hmac.compare_digest(expected, signature):
+        expected = hmac.digest(_signing_key(secret, parts.date, parts.region),
+                               string_to_sign.encode(), "sha256").hex()
+        # (as bytes: a signature of other than ASCII characters is a mismatch, not an error)
+        if not hmac.compare_digest(expected.encode(), signature.encode()):
             # DynamoDB's text as a user's report records it, with the canonical forms
             raise errors.invalid_signature(
                 "The request signature we calculated does not match the signature you provided. "

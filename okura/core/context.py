@@ -20,13 +20,13 @@ class Context:
     # server.http.Request sets these fields itself (one call less per request): a field
     # added here is added there too.
     __slots__ = ("db", "region", "access_key", "operation", "ledger", "table", "returned",
-                 "identity", "throttled", "now")
+                 "identity", "throttled", "now", "authorization", "exchange")
 
     def __init__(self, db: Database, operation: str = "", region: str = "",
                  access_key: str = "") -> None:
         self.db = db
         self.operation = operation  # "GetItem", ... (the X-Amz-Target's action)
-        self.region = region
+        self.region = region  # these two: from its Authorization, or its verified identity
         self.access_key = access_key  # the caller's access key id, from its signature
         self.ledger = Ledger()
         # The table the request addresses, once resolved (the first, for requests
@@ -42,6 +42,12 @@ class Context:
         # okura's clock when the request arrived, where the server read it (else 0.0): the
         # time the throttling gate decides it at, without reading the clock again
         self.now = 0.0
+        # Its Authorization header, parsed once where the server first reads the request
+        # (okura.access.sigv4.Authorization; None for a request from inside okura)
+        self.authorization: Any = None
+        # With --auth warn or enforce, what its signature covers and policies read
+        # (okura.access.guard.Exchange: method, URL, every header, peer, TLS)
+        self.exchange: Any = None
 
     def restart(self) -> None:
         """Forget what a run of the request that is to be run again spent (it wrote

@@ -20,8 +20,9 @@ from okura.core.database import Database
 from okura.core.faults import FaultError
 from okura.core.transfer.objects import store_for
 from okura.last_resort import StderrHandler, log_unexpected, loop_exception_handler
-from okura.access.guard import Guard
-from okura.server import auth, startup, tls
+from okura.access import sigv4
+from okura.access.guard import RAW, Guard
+from okura.server import startup, tls
 from okura.server.background import duties
 from okura.server.browsers import Browsers
 from okura.server.connections import Connections, connection_limit, file_limit
@@ -80,9 +81,9 @@ class App:
                 raise errors.unknown_operation()
             request.operation = op.name
             if self.guard is None:
-                request.region, request.access_key = auth.scope_of(
-                    headers.get("authorization"), "x-amz-date" in headers or "date" in headers)
+                self._read_authorization(request)
             else:
+                request.exchange = headers[RAW]
                 self.guard.authenticate(request, raw)
             if "content-encoding" in headers:
                 raw = decode_body(headers, raw)
@@ -119,11 +120,19 @@ class App:
                                request.request_id.decode())
 
     @staticmethod
-    def _note_region(request: Request) -> None:
+    def _read_authorization(request: Request) -> None:
+        """The request's Authorization header, parsed once (--auth off: unverified), and
+        the region and access key it names."""
         headers = request.headers
+        parts, _signature = sigv4.parse(headers.get("authorization"),
+                                        "x-amz-date" in headers or "date" in headers)
+        request.authorization = parts
+        request.region, request.access_key = parts.region, parts.access_key
+
+    @classmethod
+    def _note_region(cls, request: Request) -> None:
         try:
-            request.region, request.access_key = auth.scope_of(
-                headers.get("authorization"), "x-amz-date" in headers or "date" in headers)
+            cls._read_authorization(request)
         except errors.DynamoError:
             pass  # the unknown operation is the error DynamoDB reports first
 

@@ -1,6 +1,7 @@
 """The HTTP front with auth on (--auth warn|enforce): what a signature covers and policies
 read, beyond the headers the plain front keeps (every header, the method and URL, the
-client's address, TLS), in the request's headers under guard.RAW; and the gate
+client's address, TLS), in the request's headers under guard.RAW (App.dispatch puts it
+into the request's context); and the gate
 (router.perform) wrapped to authorize each request first. With auth off none of this runs."""
 from __future__ import annotations
 

@@ -105,7 +105,7 @@ class Request(Context):
         self.db = db
         self.operation = self.region = self.access_key = ""
         self.ledger = Ledger()
-        self.table = self.identity = self.throttled = None
+        self.table = self.identity = self.throttled = self.authorization = self.exchange = None
         self.returned = 0
         self.now = 0.0  # App.dispatch sets it
         self.headers = headers

@@ -11,7 +11,7 @@ from botocore.credentials import Credentials
 
 from okura.access.conditions import Condition, Facts, PolicyError
 from okura.access.policies import Policy, judge, unconditional
-from okura.access.sigv4 import Verifier
+from okura.access.sigv4 import Verifier, parse
 from okura.errors import DynamoError
 
 TABLE = "arn:aws:dynamodb:us-east-1:000000000000:table/orders"
@@ -138,13 +138,26 @@ def test_sigv4_trims_and_refuses():
     verifier = Verifier(lambda key: "secret" if key == "AK" else None)
     now = time.time()
     pairs = _signed({"X-Amz-Target": "DynamoDB_20120810.ListTables", "X-Custom": "a  b"})
+    parsed = parse(pairs[b"authorization"].decode(), True, algorithm_checked=True)
     # the value is signed trimmed ("a b"); sent with its two spaces it still verifies
     for _ in range(2):  # the second time by the plan the first left
-        assert verifier.verify(b"POST", b"/", pairs, b"{}", now)[:2] == ("AK", "us-east-1")
+        assert verifier.verify(b"POST", b"/", pairs, b"{}", now, parsed)[:2] == ("AK", "us-east-1")
     with pytest.raises(DynamoError) as caught:
-        verifier.verify(b"POST", b"/", pairs, b"{} ", now)  # another body
+        verifier.verify(b"POST", b"/", pairs, b"{} ", now, parsed)  # another body
     assert caught.value.name == "InvalidSignatureException"
     with pytest.raises(DynamoError) as caught:
-        verifier.verify(b"POST", b"/", pairs, b"{}", now - 3600)
+        verifier.verify(b"POST", b"/", pairs, b"{}", now - 3600, parsed)
     assert caught.value.message.startswith("Signature not yet current: ")
     assert caught.value.message.endswith(" + 15 min.)")
+
+
+def test_sigv4_a_signature_of_other_characters_is_a_mismatch():
+    """(It made a TypeError in the comparison: an InternalServerError.)"""
+    verifier = Verifier(lambda key: "secret" if key == "AK" else None)
+    pairs = _signed({"X-Amz-Target": "DynamoDB_20120810.ListTables"})
+    head = pairs[b"authorization"].rpartition(b"Signature=")[0]
+    pairs[b"authorization"] = head + "Signature=é".encode("latin-1")
+    parsed = parse(pairs[b"authorization"].decode("latin-1"), True, algorithm_checked=True)
+    with pytest.raises(DynamoError) as caught:
+        verifier.verify(b"POST", b"/", pairs, b"{}", time.time(), parsed)
+    assert caught.value.name == "InvalidSignatureException"

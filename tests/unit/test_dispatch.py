@@ -6,10 +6,16 @@ import asyncio
 import logging
 
 import orjson
+import pytest
 
-from in_process import memory_app
+from in_process import app_on, memory_app
+from okura.access import sigv4
+from okura.access.guard import RAW
+from okura.access.sigv4 import parse
+from okura.config import Settings
 from okura.core.catalog import CatalogChanged
 from okura.server import app as app_module
+from okura.server.guarded import guard_app
 from okura.server.http import Request
 
 HEADERS = {"x-amz-target": "DynamoDB_20120810.ListTables", "x-amz-date": "20260101T000000Z",
@@ -70,3 +76,39 @@ def test_a_request_planned_on_a_stale_table_runs_again_on_a_fresh_one(monkeypatc
     status, body = asyncio.run(scenario())
     assert (status, body) == (200, b"{}")
     assert runs[0] is stale and runs[1] is not stale
+
+
+@pytest.mark.parametrize("auth", ["off", "warn"])
+def test_the_authorization_header_is_parsed_once(monkeypatch, auth):
+    """Its one parse settles the request's authorization, region and access key, which
+    every later step reads from the context (warn: an unknown key's signature fails, and
+    the request goes on with what the header claims)."""
+    parses = []
+
+    def counted(*args, **kwargs):
+        parses.append(args[0])
+        return parse(*args, **kwargs)
+
+    monkeypatch.setattr(sigv4, "parse", counted)
+    seen = []
+
+    async def handler(request, body):
+        seen.append((request.authorization.access_key, request.region, request.access_key))
+        return {}
+
+    _route(monkeypatch, handler)
+    header = HEADERS["authorization"].replace("us-east-1", "eu-west-2")
+
+    async def scenario():
+        async with app_on(Settings(memory=True, auth=auth, audit_log="")) as app:
+            if auth != "off":
+                guard_app(app, app.settings, {})
+            request = Request(app.db, dict(HEADERS, authorization=header), b"RID", None)
+            request.headers[RAW] = (b"POST", b"/", {b"authorization": header.encode(),
+                                                    b"x-amz-date": b"20260101T000000Z"},
+                                    "127.0.0.1", False)
+            return await app.dispatch(request, b"{}")
+
+    assert asyncio.run(scenario()) == (200, b"{}")
+    assert parses == [header]
+    assert seen == [("A", "eu-west-2", "A")]
