@@ -73,13 +73,13 @@ def parse(header: str | None, has_date: bool, algorithm_checked: bool = False) -
         known = _HEADS.get(head)
         if known is not None and signature.isalnum() and signature.isascii():
             return known, signature
-    params = authorization_params(header, has_date)
+    params = _params(header, has_date)
     algorithm = header.partition(" ")[0]
     if algorithm_checked and algorithm != ALGORITHM:
         raise errors.incomplete_signature(  # unverified
             f"Unsupported AWS 'algorithm': '{algorithm}'")
     credential, signed, signature = params["Credential"], params["SignedHeaders"], params["Signature"]
-    scope = credential_scope(credential, header)
+    scope = _scope(credential, header)
     head = f"{ALGORITHM} Credential={credential}, SignedHeaders={signed}"
     sdk_form = header == head + _SIGNATURE + signature and signature.isalnum() and \
         signature.isascii()
@@ -92,7 +92,7 @@ def parse(header: str | None, has_date: bool, algorithm_checked: bool = False) -
     return parsed, signature
 
 
-def authorization_params(authorization: str, has_date: bool) -> dict[str, str]:
+def _params(authorization: str, has_date: bool) -> dict[str, str]:
     """The key=value members of an AWS4-HMAC-SHA256 Authorization header; raises
     IncompleteSignature as DynamoDB words it."""
     _algorithm, _, rest = authorization.partition(" ")
@@ -116,7 +116,7 @@ def authorization_params(authorization: str, has_date: bool) -> dict[str, str]:
     return params
 
 
-def credential_scope(credential: str, authorization: str) -> list[str]:
+def _scope(credential: str, authorization: str) -> list[str]:
     """keyid/date/region/service/aws4_request, split; Coral's texts, as users quote them
     (the first from other services behind it)."""
     scope = credential.split("/")
@@ -294,7 +294,7 @@ class Verifier:
             raise errors.incomplete_signature(  # unverified
                 f"Unsupported AWS 'algorithm': '{params['X-Amz-Algorithm']}'")
         credential = params["X-Amz-Credential"]
-        scope = credential_scope(credential, credential)
+        scope = _scope(credential, credential)
         parts = Authorization(scope[0], scope[1], scope[2], "/".join(scope[1:]),
                               params["X-Amz-SignedHeaders"], "")
         amz_date = params["X-Amz-Date"]
