@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Callable
 import orjson
 
 from okura import arns
-from okura.core import spaces
+from okura.core import spaces, write_hooks
 from okura.core.indexes import Index, indexes_of
 from okura.core.streams import kinesis
 from okura.storage import keys
@@ -25,7 +25,6 @@ from okura.storage.engine import Engine
 
 if TYPE_CHECKING:
     from okura.core.clock import Clock
-    from okura.core.throughput import Held
 
 ACTIVE, CREATING, UPDATING, DELETING = "ACTIVE", "CREATING", "UPDATING", "DELETING"
 # Catalog-document members that are okura's bookkeeping, not TableDescription members.
@@ -49,8 +48,7 @@ class Table:
 
     __slots__ = ("id", "version", "region", "name", "doc", "arn", "hash_key", "hash_type",
                  "range_key", "range_type", "key_names", "schema", "indexes",
-                 "observes_old", "serves_from", "snapshots", "history", "to_kinesis",
-                 "gate")
+                 "serves_from")
 
     def __init__(self, tid: int, version: int, region: str, account: str, doc: dict) -> None:
         self.id = tid
@@ -70,26 +68,12 @@ class Table:
             self.hash_key, self.range_key)
         self.schema = [(name, types[name]) for name in self.key_names]
         self.indexes: list[Index] = indexes_of(doc)
-        # The row spaces of the snapshots being taken of it (core.snapshots), and the
-        # row space of its point-in-time history's change log, if any (core.history).
-        self.snapshots = tuple(int(space) for space in doc.get("Snapshots", ()))
-        self.history: int | None = doc["PointInTime"]["Log"] if "PointInTime" in doc else None
-        # Whether every write must know the item it replaces (to move index entries,
-        # to describe the change in a stream record, to keep it in a snapshot, to move
-        # its TTL expiry entry).
-        # Whether its changes go to a Kinesis destination's change log.
-        self.to_kinesis = kinesis.capturing(doc)
-        self.observes_old = bool(self.indexes) or "StreamSpecification" in doc or bool(
-            self.snapshots) or self.to_kinesis or "TimeToLive" in doc
         # DynamoDB serves a table's data while it is ACTIVE or UPDATING, and reports one
         # being created or deleted as not found: it serves from this clock reading on
         # (0: already, so the hot path reads no clock; inf: never).
         status = doc["TableStatus"]
         self.serves_from = (math.inf if status == DELETING
                             else doc.get("StatusUntil", 0) if status == CREATING else 0)
-        # The throttling gate's budgets and mode for this document, made at its first
-        # request (core/throughput.py): an attribute, not a dict look-up per request.
-        self.gate: Held | None = None
 
     def status(self, now: float) -> str:
         status = self.doc["TableStatus"]
@@ -223,6 +207,7 @@ class Catalog:
                 await unit.catalog_delete(table.id)
             else:
                 version = await unit.catalog_update(table.id, orjson.dumps(doc))
+        write_hooks.forget(table.id)  # its items are gone: no write follows
         if finished or version is None:  # None: another node has finished deleting it
             self._cache.pop((table.region, table.name), None)
         else:

@@ -10,9 +10,8 @@ A history is a base snapshot plus a change log, kept in ordinary rows:
 - the log (a row space, hk LOG) holds one row per write since BaseMicros: rk = the
   write's time in microseconds (8 bytes) and 8 bytes unique to the write, doc = the
   item written (its wire JSON, as the table row), or TOMBSTONE + the key's JSON for a
-  delete. core.items appends it in the writing transaction (`entry`), from the same
-  bytes it stores, so a table without point-in-time recovery pays one attribute test
-  per write and one with it one more row in the same statement or transaction.
+  delete. Its write hook (`_Log`) appends it in the writing transaction, from the same
+  bytes the table row stores: one more row in the same statement or transaction.
 
 The state as of a time t is the base with the log's entries up to t applied in
 order (`page_at`, a page at a time in key order); the changes of a window [start, end) are the log's entries in it,
@@ -36,7 +35,7 @@ from typing import TYPE_CHECKING, AsyncIterator, NamedTuple
 
 import orjson
 
-from okura.core import jobs, snapshots
+from okura.core import jobs, snapshots, write_hooks
 from okura.core.catalog import Table
 from okura.core.scheduler import holds
 from okura.core.spaces import HISTORIES
@@ -75,6 +74,31 @@ def entry(space: int, now: float, size: int, doc: bytes) -> tuple[int, bytes, by
 
 def deletion(key: dict) -> bytes:
     return TOMBSTONE + orjson.dumps(key)
+
+
+def log_of(table: Table) -> int | None:
+    """The row space of the table's history's log (None: point-in-time recovery is off)."""
+    return table.doc[POINT_IN_TIME]["Log"] if POINT_IN_TIME in table.doc else None
+
+
+class _Log(write_hooks.Hook):
+    """Every stored change appends its log entry (it needs not read the item replaced)."""
+
+    name = "history"
+    observes_old = False
+
+    def state(self, table: Table) -> int | None:
+        return log_of(table)
+
+    async def store(self, space: int, write: write_hooks.ItemWrite) -> None:
+        if write.body is not None:
+            write.rows.append(entry(space, write.now, write.size, write.body))
+        else:
+            assert write.old is not None  # a deletion of nothing stores nothing
+            write.rows.append(entry(space, write.now, 0, deletion(write.table.key_of(write.old))))
+
+
+write_hooks.register(_Log())
 
 
 class Change(NamedTuple):
@@ -235,7 +259,7 @@ def _rk(table_id: int) -> bytes:
 
 async def of_table(db: Database, table: Table) -> History | None:
     """The history of a table that exists (None: point-in-time recovery is off)."""
-    if table.history is None:
+    if log_of(table) is None:
         return None
     return await load(db, table.region, table.name, table.id)
 

@@ -5,8 +5,10 @@ mutation: read the current item (locked where the backend has concurrent
 writers), let the operation decide the new item from it (checking its condition
 there), and, only if every item's decision stands, charge the request's ledger and
 store the results and all that follows from them (`_store`). Single-item writes,
-BatchWriteItem, transactions, PartiQL and TTL all go through it. Index maintenance,
-stream records and capacity live here, so no write can skip them.
+BatchWriteItem, transactions, PartiQL and TTL all go through it. Index maintenance
+and capacity live here, and every feature that follows writes (snapshots, history,
+streams, Kinesis change logs) runs here as a write hook (core.write_hooks), so no
+write can skip them.
 """
 from __future__ import annotations
 
@@ -16,12 +18,14 @@ from typing import Callable
 import orjson
 
 from okura import errors
-from okura.core import history, index_entries, snapshots
+from okura.core import index_entries, write_hooks
 from okura.core.capacity import Ledger
 from okura.core.catalog import CatalogChanged, Table
 from okura.core.context import Context
-from okura.core.streams import append as streams
-from okura.core.ttl import expiry
+# the write hooks, registered as they are imported (core/write_hooks.py)
+from okura.core import history, snapshots  # noqa: F401
+from okura.core.streams import append, kinesis  # noqa: F401
+from okura.core.ttl import expiry  # noqa: F401
 from okura.errors import DynamoError
 from okura.storage.engine import Conflict, Locked
 from okura.values.sizes import ITEM_TOO_LARGE, check_item_size
@@ -230,9 +234,10 @@ async def write_all(ctx: Context, changes: list[Change], wait: bool = True,
         for i in range(len(changes)) if wait else KeyOrder(changes).order:
             change, (hk, rk) = changes[i], located[i]
             table = change.table
+            plan = write_hooks.plan(table)
             reason = old = None
             old_size = -1
-            if read_all or change.needs_old or table.observes_old:
+            if read_all or change.needs_old or plan.observes_old:
                 try:
                     # once refused, the write locks nothing more: its other items are
                     # only read, for their reasons, and hold nobody else up
@@ -253,16 +258,16 @@ async def write_all(ctx: Context, changes: list[Change], wait: bool = True,
                     refused = True
             else:
                 refused = True
-            steps[i] = (change, hk, rk, old, old_size, new, size, reason)
+            steps[i] = (change, plan, hk, rk, old, old_size, new, size, reason)
         if refused:
-            raise Cancelled([step[7] for step in steps], [step[4] for step in steps])
+            raise Cancelled([step[8] for step in steps], [step[5] for step in steps])
         written: list[Written] = []
-        streamed = False  # whether a record went to a stream or a Kinesis change log
+        woken: set[str] = set()  # the background work the hooks' rows feed
         rows: list[tuple[int, bytes, bytes, int, bytes]] = []
         # (ledger position, table, hk, size, its row) of writes charged their new size
         # until put_many tells the size they replaced
         unread: list[tuple[int, Table, bytes, int, int]] = []
-        for change, hk, rk, old, old_size, new, size, _ in steps:
+        for change, plan, hk, rk, old, old_size, new, size, _ in steps:
             table = change.table
             if change.by_service:  # TTL deletes are free
                 pass
@@ -274,18 +279,20 @@ async def write_all(ctx: Context, changes: list[Change], wait: bool = True,
                              else old_size, transactional)
             if new is UNCHANGED:
                 written.append(Written(old, old))
-            elif new is not None and not table.observes_old:
-                # nothing follows from it (no index, no stream): stored with the others,
-                # and so is its point-in-time history's log entry
+            elif new is not None and not plan.observes_old:
+                # nothing looks at the item it replaces (no index, no hook that does):
+                # stored with the others, and so are its hooks' rows (the history's log)
                 body = orjson.dumps(new)
                 rows.append((table.id, hk, rk, size, body))
-                if table.history is not None:
-                    rows.append(history.entry(table.history, ctx.clock.now(), size, body))
+                if plan.hooks:
+                    await _follow(ctx, unit, change, plan, hk, rk, old, old_size, new, size,
+                                  body, rows)
                 written.append(Written(old, new))
             else:
                 written.append(Written(old, new, await _store(
-                    ctx, unit, change, hk, rk, old, old_size, new, size)))
-                streamed = streamed or "StreamSpecification" in table.doc or table.to_kinesis
+                    ctx, unit, change, plan, hk, rk, old, old_size, new, size, rows)))
+                if plan.wakes:
+                    woken.update(plan.wakes)
         if rows:
             replaced = await unit.put_many(rows, bool(unread))
             for position, table, hk, size, index in unread:
@@ -295,8 +302,8 @@ async def write_all(ctx: Context, changes: list[Change], wait: bool = True,
                     ledger.charges[position] = ledger.charges.pop()
         if before_commit is not None:
             await before_commit(unit, written)
-    if streamed:  # committed (or, on SQLite, committing before any follower reads)
-        db.background.signal("streams")
+    for work in woken:  # committed (or, on SQLite, committing before any follower reads)
+        db.background.signal(work)
     if gate is not None:
         gate.spend(ledger, spent)
     return written
@@ -315,32 +322,34 @@ async def _check_catalog(unit, changes: list[Change]) -> None:
                 raise CatalogChanged(table)
 
 
-async def _store(ctx: Context, unit, change: Change, hk: bytes, rk: bytes, old: dict | None,
-                 old_size: int, new: dict | None, size: int) -> int | None:
+async def _store(ctx: Context, unit, change: Change, plan: write_hooks.Plan, hk: bytes,
+                 rk: bytes, old: dict | None, old_size: int, new: dict | None, size: int,
+                 rows: list) -> int | None:
     """Persist one item's new state (of DynamoDB size `size`) and everything that
     follows from it; returns its item collection's size where the table keeps them
     (local indexes)."""
     table = change.table
-    if table.snapshots:  # keep the item as it was in the snapshots being taken
-        await snapshots.preserve(unit, table, hk, rk, old, old_size)
-    now = ctx.clock.now()
+    body = None
     if new is None:
         if old is None:
             return None
         await unit.delete(table.id, hk, rk)
-        if table.history is not None:
-            await unit.put(*history.entry(table.history, now, 0,
-                                          history.deletion(table.key_of(old))))
     else:
         body = orjson.dumps(new)
         await unit.put(table.id, hk, rk, size, body)
-        if table.history is not None:
-            await unit.put(*history.entry(table.history, now, size, body))
-    await streams.append(unit, table, old, new, now, change.by_service)
-    ttl = table.doc.get("TimeToLive")
-    if ttl is not None:
-        await expiry.store(ctx.db, unit, table, ttl["AttributeName"], hk, rk, old, new)
+    if plan.hooks:
+        await _follow(ctx, unit, change, plan, hk, rk, old, old_size, new, size, body, rows)
     if not table.indexes:
         return None
     return await index_entries.store(unit, table, hk, rk, old, new, old_size, size,
                                      None if change.by_service else ctx.ledger)
+
+
+async def _follow(ctx: Context, unit, change: Change, plan: write_hooks.Plan, hk: bytes,
+                  rk: bytes, old: dict | None, old_size: int, new: dict | None, size: int,
+                  body: bytes | None, rows: list) -> None:
+    """Run the table's write hooks for one stored change."""
+    write = write_hooks.ItemWrite(ctx.db, unit, change.table, hk, rk, old, old_size, new, size, body,
+                                  ctx.clock.now(), change.by_service, rows)
+    for hook, state in plan.hooks:
+        await hook.store(state, write)

@@ -28,7 +28,7 @@ async def drop_everything(db: Database) -> int:
             table = await db.catalog.get(region, name)
             if table is None:  # it had finished deleting
                 continue
-            if table.history is not None:
+            if history.log_of(table) is not None:
                 table = await history.disable(db, table)
             await db.catalog.delete(table, dict(table.doc, StatusUntil=0))
             await registry.disable(db, region, name)

@@ -18,7 +18,7 @@ item the write preserves (the key's uniqueness orders the two puts). There the c
 puts each row in a transaction of its own, so it never holds one row while waiting
 for another, and cannot deadlock with a write. `finish` takes the space off the table and drops
 the tombstones. The cost to writes lasts only while a snapshot is being taken: they
-read the item they replace (Table.observes_old) and one row of each snapshot.
+read the item they replace and one row of each snapshot (its write hook, `_Preserve`).
 """
 from __future__ import annotations
 
@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING
 
 import orjson
 
+from okura.core import write_hooks
 from okura.core.catalog import CatalogChanged, Table
-from okura.storage.engine import Transaction
 
 if TYPE_CHECKING:
     from okura.core.database import Database
@@ -38,18 +38,33 @@ CHUNK = 256  # rows per storage transaction of a copy or clean-up
 SNAPSHOTS = "Snapshots"
 
 
-async def preserve(unit: Transaction, table: Table, hk: bytes, rk: bytes, old: dict | None,
-                   old_size: int) -> None:
+def spaces_of(table: Table) -> tuple[int, ...]:
+    """The row spaces of the snapshots being taken of the table."""
+    return tuple(int(space) for space in table.doc.get(SNAPSHOTS, ()))
+
+
+class _Preserve(write_hooks.Hook):
     """Before a write changes an item: keep it as it was in each snapshot being taken
     that has nothing for it yet."""
-    body = None
-    for space in table.snapshots:
-        if await unit.get(space, hk, rk) is None:
-            if old is None:
-                await unit.put(space, hk, rk, 0, TOMBSTONE)
-            else:
-                body = body or orjson.dumps(old)
-                await unit.put(space, hk, rk, old_size, body)
+
+    name = "snapshots"
+
+    def state(self, table: Table) -> tuple[int, ...] | None:
+        return spaces_of(table) or None
+
+    async def store(self, spaces: tuple[int, ...], write: write_hooks.ItemWrite) -> None:
+        unit, hk, rk, old = write.unit, write.hk, write.rk, write.old
+        body = None
+        for space in spaces:
+            if await unit.get(space, hk, rk) is None:
+                if old is None:
+                    await unit.put(space, hk, rk, 0, TOMBSTONE)
+                else:
+                    body = body or orjson.dumps(old)
+                    await unit.put(space, hk, rk, write.old_size, body)
+
+
+write_hooks.register(_Preserve())
 
 
 async def start(db: Database, table: Table, **members: object) -> tuple[int, float, Table]:
@@ -92,7 +107,7 @@ async def copy(db: Database, table_id: int, space: int,
 
 async def copy_all(db: Database, table: Table) -> None:
     """Complete every snapshot being taken of `table` now (before its items are dropped)."""
-    for space in table.snapshots:
+    for space in spaces_of(table):
         after: tuple[bytes, bytes] | None = None
         while True:
             after, _ = await copy(db, table.id, space, after)
@@ -106,7 +121,7 @@ async def release(db: Database, region: str, name: str, table_id: int, space: in
     preserving items for it."""
     for attempt in range(5):
         table = await db.catalog.get(region, name)
-        if table is None or table.id != table_id or space not in table.snapshots:
+        if table is None or table.id != table_id or space not in spaces_of(table):
             return
         try:
             await db.catalog.save(table, without(table.doc, space))

@@ -219,14 +219,15 @@ class _Side:
 
 
 class Held:
-    """What the gate needs of one table document (kept on it: Table.gate), while the
-    gate's `epoch` is the one it was made in."""
+    """What the gate needs of one table document (`table`: kept by its id in
+    Throughput._held), while the gate's `epoch` is the one it was made in."""
 
-    __slots__ = ("epoch", "off", "mode", "read", "write", "indexes", "gsi_writes")
+    __slots__ = ("table", "epoch", "off", "mode", "read", "write", "indexes", "gsi_writes")
 
-    def __init__(self, epoch: int, mode: str, read: Budget, write: Budget,
+    def __init__(self, table: Table, epoch: int, mode: str, read: Budget, write: Budget,
                  gsis: list[tuple[Index, Budget, Budget]],
                  keys: tuple[_Keys, _Keys]) -> None:
+        self.table = table
         self.epoch = epoch
         self.off = mode == OFF
         self.mode = mode
@@ -254,6 +255,7 @@ class Throughput:
         # another Throughput) are stale
         self.epoch = next(_EPOCHS)
         self._keys: dict[int, tuple[_Keys, _Keys]] = {}
+        self._held: dict[int, Held] = {}  # table id -> Held of the document last seen
         self._warned: dict[int, float] = {}
         # okura's clock as the latest request admitted arrived (Context.now): what the work
         # admitted then spends at (the same moment to a millisecond, and no clock reading)
@@ -268,12 +270,14 @@ class Throughput:
         rate until then). A table being deleted takes its budgets with it."""
         if table.doc["TableStatus"] == DELETING:
             self._keys.pop(table.id, None)
+            self._held.pop(table.id, None)
             self._warned.pop(table.id, None)
             for key in [key for key in self._budgets if key[0] == table.id]:
                 del self._budgets[key]
             return
-        held = table.gate
-        if table.id in self._keys and (held is None or held.epoch != self.epoch):
+        held = self._held.get(table.id)
+        if table.id in self._keys and (held is None or held.table is not table
+                                       or held.epoch != self.epoch):
             self._hold(table, now)
 
     # The gate, before the work
@@ -287,8 +291,8 @@ class Throughput:
         if now < self.now:  # it waited since it arrived: the gate's time never goes back
             now = self.now  # (the shards forget keys by it)
         self.now = now
-        held = table.gate
-        if held is None or held.epoch != self.epoch:
+        held = self._held.get(table.id)
+        if held is None or held.table is not table or held.epoch != self.epoch:
             held = self._hold(table, now)
         if held.off:
             return None
@@ -340,9 +344,10 @@ class Throughput:
         epoch = self.epoch
         shared = self.shared
         charges = ledger.charges
+        held_by_id = self._held
         for i in range(start, len(charges)):  # not a slice: no list made
             table, index, hk, units, write = charges[i]
-            held = table.gate
+            held = held_by_id.get(table.id)
             if held is None or held.epoch != epoch or held.off:
                 continue
             if index is None or not index.is_global:
@@ -374,10 +379,12 @@ class Throughput:
         if keys is None:
             keys = self._keys[table.id] = (_Keys(), _Keys())
         mode = self.overrides.get(table.name, self.mode)
-        held = table.gate = Held(self.epoch, mode, self._budget(table, None, False, now),
-                                 self._budget(table, None, True, now), [
-            (index, self._budget(table, index, False, now), self._budget(table, index, True, now))
-            for index in table.indexes if index.is_global], keys)
+        gsis = [(index, self._budget(table, index, False, now),
+                 self._budget(table, index, True, now))
+                for index in table.indexes if index.is_global]
+        held = self._held[table.id] = Held(table, self.epoch, mode,
+                                           self._budget(table, None, False, now),
+                                           self._budget(table, None, True, now), gsis, keys)
         return held
 
     # Budgets, made as they are first needed and again when the table document changes

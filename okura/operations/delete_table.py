@@ -31,7 +31,7 @@ async def handle(ctx: Context, body: dict) -> dict:
         # Snapshots under way take the items before they go; the point-in-time history
         # outlives the table (a deleted table can be restored).
         await snapshots.copy_all(db, table)
-        if table.history is not None:  # a system backup of it, read from the history
+        if history.log_of(table) is not None:  # a system backup of it, read from the history
             await backups.create_system(db, table, now)
             await history.table_deleted(db, table, now)
         doc = dict(table.doc, TableStatus=DELETING, StatusUntil=db.status_until(now))

@@ -27,10 +27,10 @@ async def handle(ctx: Context, body: dict) -> dict:
             f"Backups are being enabled for the table: {table.name}. Please retry later")
     if enabled:
         days = DEFAULT_PERIOD if days is None else days
-        if table.history is None:
+        if history.log_of(table) is None:
             table = await history.enable(ctx.db, table, days)
         elif table.doc["PointInTime"]["Period"] != days:
             table = await history.set_period(ctx.db, table, days)
-    elif table.history is not None:
+    elif history.log_of(table) is not None:
         table = await history.disable(ctx.db, table)
     return {"ContinuousBackupsDescription": await continuous_backups(ctx, table)}

@@ -273,7 +273,7 @@ class Destinations:
         doc = change_log.doc
         self.db.catalog.invalidate(doc["TableId"])
         table = await self.db.catalog.get(change_log.region, doc["TableName"])
-        if table is not None and table.id == doc["TableId"] and table.to_kinesis:
+        if table is not None and table.id == doc["TableId"] and kinesis.capturing(table.doc):
             return
         async with self.db.engine.transaction() as unit:
             current = await load_log(unit, change_log.region, doc["TableName"], doc["TableId"],

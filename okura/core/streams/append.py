@@ -1,7 +1,7 @@
 """The stream record of one item change, appended in the writing transaction.
 
-`append` is called by core.items for every stored change: nothing else writes
-records, so every write path (single items, batches, transactions, PartiQL, TTL)
+Its write hook (`_Record`) runs in the one write loop (core.items, core.write_hooks)
+for every stored change: nothing else writes records, so every write path (single items, batches, transactions, PartiQL, TTL)
 produces them, exactly once, committed or rolled back with the change itself.
 """
 from __future__ import annotations
@@ -11,9 +11,8 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from okura.core.streams import kinesis
+from okura.core import write_hooks
 from okura.core.streams.state import RECORDS, load_stream, record_rk, sequence_number, Stream
-from okura.storage.engine import Transaction
 from okura.values.ordering import equal
 from okura.values.sizes import item_size
 
@@ -60,23 +59,30 @@ def record(stream: Stream, table: Table, old: dict | None, new: dict | None, seq
     return out
 
 
-async def append(unit: Transaction, table: Table, old: dict | None, new: dict | None, now: float,
-                 by_service: bool = False) -> None:
-    """Append the record of one stored change to the table's enabled stream, if any,
-    and to its Kinesis destination's change log."""
-    doc = table.doc
-    if same_item(old, new):
-        return
-    if table.to_kinesis:
-        await kinesis.append(unit, table, old, new, now, by_service)
-    if "StreamSpecification" not in doc:
-        return
-    stream = await load_stream(unit, table.region, table.name, doc["LatestStreamLabel"], lock=True)
-    if stream is None:  # the table's stream was enabled but not yet recorded: do it now
-        stream = Stream.new(await unit.new_id(), table, now)
-    stream.roll_if_due(now)
-    seq = stream.doc["Next"]
-    stream.doc["Next"] = seq + 1
-    body = orjson.dumps(record(stream, table, old, new, seq, now, by_service))
-    await unit.put(stream.id, RECORDS, record_rk(seq), len(body), body)
-    await stream.save(unit)
+class _Record(write_hooks.Hook):
+    """Every change of a table with a stream enabled appends its record."""
+
+    name = "stream"
+    wakes = "streams"  # the followers that read it
+
+    def state(self, table: Table) -> str | None:
+        spec = table.doc.get("StreamSpecification")
+        return None if spec is None else table.doc["LatestStreamLabel"]
+
+    async def store(self, label: str, write: write_hooks.ItemWrite) -> None:
+        old, new = write.old, write.new
+        if same_item(old, new):
+            return
+        unit, table, now = write.unit, write.table, write.now
+        stream = await load_stream(unit, table.region, table.name, label, lock=True)
+        if stream is None:  # the table's stream was enabled but not yet recorded: do it now
+            stream = Stream.new(await unit.new_id(), table, now)
+        stream.roll_if_due(now)
+        seq = stream.doc["Next"]
+        stream.doc["Next"] = seq + 1
+        body = orjson.dumps(record(stream, table, old, new, seq, now, write.by_service))
+        await unit.put(stream.id, RECORDS, record_rk(seq), len(body), body)
+        await stream.save(unit)
+
+
+write_hooks.register(_Record())

@@ -22,7 +22,9 @@ from typing import TYPE_CHECKING
 
 import orjson
 
+from okura.core import write_hooks
 from okura.core.spaces import KINESIS_LOGS
+from okura.core.streams.append import same_item
 from okura.core.streams.state import RECORDS, Stream, load_stream, new_shard, record_rk
 from okura.storage.engine import Transaction
 from okura.values.sizes import item_size
@@ -138,14 +140,27 @@ def record(table: Table, old: dict | None, new: dict | None, now: float,
             "eventSource": "aws:dynamodb"}
 
 
-async def append(unit: Transaction, table: Table, old: dict | None, new: dict | None,
-                 now: float, by_service: bool) -> None:
-    """Append one stored change to the table's change log (the caller knows the table
-    captures and that the change changed something)."""
-    log = await _opened(unit, table, now)
-    log.roll_if_due(now)
-    seq = log.doc["Next"]
-    log.doc["Next"] = seq + 1
-    body = orjson.dumps(record(table, old, new, now, by_service))
-    await unit.put(log.id, RECORDS, record_rk(seq), len(body), body)
-    await log.save(unit)
+class _Capture(write_hooks.Hook):
+    """Every change of a table that captures goes to its change log."""
+
+    name = "kinesis"
+    wakes = "streams"  # the feed that delivers it
+
+    def state(self, table: Table) -> bool | None:
+        return capturing(table.doc) or None
+
+    async def store(self, _: bool, write: write_hooks.ItemWrite) -> None:
+        old, new = write.old, write.new
+        if same_item(old, new):
+            return
+        unit, table, now = write.unit, write.table, write.now
+        log = await _opened(unit, table, now)
+        log.roll_if_due(now)
+        seq = log.doc["Next"]
+        log.doc["Next"] = seq + 1
+        body = orjson.dumps(record(table, old, new, now, write.by_service))
+        await unit.put(log.id, RECORDS, record_rk(seq), len(body), body)
+        await log.save(unit)
+
+
+write_hooks.register(_Capture())

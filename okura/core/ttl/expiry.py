@@ -4,7 +4,7 @@ reads the items due and nothing else, whatever the table's size.
 One row per item whose TTL attribute is a Number, in a row space of the table's own
 (`spaces.expiry_of`), partition b"", sort key: the expiry time in microseconds (8
 bytes, big-endian), the item's hash key's length (2 bytes), its hash key and its range
-key. The one write loop (core/items.py) keeps it, in the write's own transaction, from
+key. Its write hook (`_Expiry`, core/write_hooks.py) keeps it, in the write's own transaction, from
 the moment TTL is enabled; the job registry.enable records (core/jobs.py) adds the
 items already there then, a chunk per step. Values DynamoDB never expires on (negative, past year
 292,000) get no row. Dropped with the table and when TTL is disabled.
@@ -16,14 +16,13 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from okura.core import jobs
+from okura.core import jobs, write_hooks
 from okura.core.spaces import expiry_of
 from okura.core.ttl import registry
 
 if TYPE_CHECKING:
     from okura.core.catalog import Table
     from okura.core.database import Database
-    from okura.storage.engine import Transaction
 
 CHUNK = 256  # rows a backfill step indexes, in one transaction
 _PART = b""
@@ -81,18 +80,29 @@ class Due:
         return not self.fresh or any(when <= now for when in self.tables.values())
 
 
-async def store(db: Database, unit: Transaction, table: Table, attribute: str, hk: bytes,
-                rk: bytes, old: dict | None, new: dict | None) -> None:
-    """Move the item's entry from its old expiry time to its new one."""
-    before, after = stamp(old, attribute), stamp(new, attribute)
-    if before == after:
-        return
-    space = expiry_of(table.id)
-    if before is not None:
-        await unit.delete(space, _PART, entry(before, hk, rk))
-    if after is not None:
-        await unit.put(space, _PART, entry(after, hk, rk), 0, b"")
-        db.ttl_due.noted(table.id, after)
+class _Expiry(write_hooks.Hook):
+    """Every write moves the item's entry from its old expiry time to its new one."""
+
+    name = "ttl"
+
+    def state(self, table: Table) -> str | None:
+        ttl = table.doc.get("TimeToLive")
+        return None if ttl is None else ttl["AttributeName"]
+
+    async def store(self, attribute: str, write: write_hooks.ItemWrite) -> None:
+        before, after = stamp(write.old, attribute), stamp(write.new, attribute)
+        if before == after:
+            return
+        unit, tid, hk, rk = write.unit, write.table.id, write.hk, write.rk
+        space = expiry_of(tid)
+        if before is not None:
+            await unit.delete(space, _PART, entry(before, hk, rk))
+        if after is not None:
+            await unit.put(space, _PART, entry(after, hk, rk), 0, b"")
+            write.db.ttl_due.noted(tid, after)
+
+
+write_hooks.register(_Expiry())
 
 
 async def due(unit, table_id: int, now: float, after: bytes | None,
