@@ -5,7 +5,7 @@ from okura.core.catalog import Catalog, Table
 from okura.core.clock import Clock
 from okura.core.faults import Faults
 from okura.core.index_jobs import IndexJobs
-from okura.core.insights import Insights
+from okura.core import features, insights  # noqa: F401 (its feature)
 from okura.core.jobs import Runner
 from okura.core.metrics import Metrics
 from okura.core.scheduler import Scheduler
@@ -42,7 +42,9 @@ class Database:
         # S3 exports and imports: where the objects are, where bad import lines are logged
         self.transfers = Transfers(s3 or LocalStore("s3"), import_errors)
         self.faults = Faults(self.clock, self.metrics)  # injected faults (docs/admin.md)
-        self.insights = Insights()  # Contributor Insights' counts (core/insights.py)
+        # Every registered feature's state in this database (core/features.py)
+        self.features: dict[type, features.Feature] = {
+            kind: kind(self) for kind in features.KINDS}
         # Capacity budgets (core/throughput.py); `gate` is them while any table may be
         # throttled, None otherwise (the hot paths' one test)
         self.throughput = Throughput(throttling, self.clock, engine.shared)
@@ -69,7 +71,8 @@ class Database:
         Contributor Insights watched or not, and its throughput budgets changed."""
         self.background.signal("catalog")
         self.index_jobs.notice(table)
-        self.insights.notice(table)
+        for feature in self.features.values():
+            feature.notice(table)
         if self.gate is not None:
             self.gate.notice(table, self.clock.now())
 

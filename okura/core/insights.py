@@ -22,12 +22,14 @@ from typing import TYPE_CHECKING
 
 import orjson
 
+from okura.core import features
 from okura.core.faults import request_targets
 from okura.storage import keys
 
 if TYPE_CHECKING:
     from okura.core.catalog import Table
     from okura.core.context import Context
+    from okura.core.database import Database
 
 log = logging.getLogger("okura.insights")
 ACCESSED = "ACCESSED_AND_THROTTLED_KEYS"
@@ -117,8 +119,10 @@ class Sketches:
                 for item, estimate, low, _ in items[:TOP]]
 
 
-class Insights:
-    def __init__(self) -> None:
+@features.register
+class Insights(features.Feature):
+    def __init__(self, db: Database) -> None:
+        super().__init__(db)
         # Tables with insights on for themselves or an index, by id: their latest Table.
         # Changed in place only: the server holds this very dict for its one test.
         self.watched: dict[int, Table] = {}

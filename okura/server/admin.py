@@ -38,6 +38,7 @@ import orjson
 
 from okura.access.guard import RAW
 from okura.core.faults import FaultError
+from okura.core.insights import Insights
 from okura.core.reset import drop_everything
 from okura.core.throughput import MODES
 from okura.server import advice, metric_series, seeding
@@ -156,7 +157,7 @@ async def insights(app: App, method: bytes, path: bytes) -> tuple[int, bytes]:
     table = await app.db.catalog.get(region, name)
     if table is None:
         return _error(404, f"no table {name!r} in {region}")
-    return 200, orjson.dumps({"TableName": table.name, "Resources": app.db.insights.report(
+    return 200, orjson.dumps({"TableName": table.name, "Resources": Insights.of(app.db).report(
         table, app.db.clock.now())})
 
 

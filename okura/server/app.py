@@ -18,6 +18,7 @@ from okura.core.catalog import CatalogChanged
 from okura.core.clock import Clock
 from okura.core.database import Database
 from okura.core.faults import FaultError
+from okura.core.insights import Insights
 from okura.core.transfer.objects import store_for
 from okura.last_resort import StderrHandler, log_unexpected, loop_exception_handler
 from okura.access import sigv4
@@ -62,7 +63,8 @@ class App:
         # The injected faults' rules (core/faults.py): empty, the one test a request pays
         self.fault_rules = db.faults.rules
         # Tables with Contributor Insights on (core/insights.py): empty, one test more
-        self.insight_tables = db.insights.watched
+        self.insights = Insights.of(db)
+        self.insight_tables = self.insights.watched
 
     async def dispatch(self, request: Request, raw: bytes) -> tuple[int, bytes]:
         """Run one DynamoDB request; every failure becomes DynamoDB's error reply. Its
@@ -114,7 +116,7 @@ class App:
                 # (not below 0 where the wall clock stepped back meanwhile)
                 self.metrics.request(request, max(0.0, time() - started), error)
                 if self.insight_tables:
-                    self.db.insights.observe(request, body)
+                    self.insights.observe(request, body)
             except Exception:
                 log_unexpected(log, "recording %s (request %s) failed", target,
                                request.request_id.decode())

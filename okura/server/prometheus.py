@@ -20,6 +20,7 @@ from okura.core import jobs, metrics
 from okura.core.catalog import Table
 from okura.core.database import Database
 from okura.core.index_jobs import progress
+from okura.core.insights import Insights
 
 PATH = b"/metrics"
 CONTENT_TYPE = b"text/plain; version=0.0.4; charset=utf-8"
@@ -93,8 +94,9 @@ def _insights(db: Database) -> Iterator[str]:
     watches, as gauges of their counts (docs/contributor-insights.md)."""
     now = db.clock.now()
     lines = []
-    for table in list(db.insights.watched.values()):
-        for resource in db.insights.report(table, now):
+    insights = Insights.of(db)
+    for table in list(insights.watched.values()):
+        for resource in insights.report(table, now):
             for rule, top in resource.get("Rules", {}).items():
                 for entry in top:
                     labels = ",".join(f'{name}="{_escape(value)}"' for name, value in (
