@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 from okura.core.catalog import Catalog, Table
+from okura.core import features
 from okura.core.clock import Clock
 from okura.core.faults import Faults
 from okura.core.index_jobs import IndexJobs
-from okura.core import features, insights  # noqa: F401 (its feature)
 from okura.core.jobs import Runner
 from okura.core.metrics import Metrics
 from okura.core.scheduler import Scheduler
@@ -15,7 +15,9 @@ from okura.core.throughput import OFF, Throughput
 from okura.core.transfer import exporter, importer  # noqa: F401 (their job kinds)
 from okura.core.transfer.jobs import Transfers
 from okura.core.transfer.objects import LocalStore, ObjectStore
-from okura.core.ttl.expiry import Due
+# the features, registered as they are imported (core/features.py)
+from okura.core import insights  # noqa: F401
+from okura.core.ttl import due  # noqa: F401
 from okura.storage.engine import Engine
 
 
@@ -36,7 +38,6 @@ class Database:
         # the one scheduler of background work (core/scheduler.py): the server adds duties
         self.background = Scheduler(self)
         self.jobs = Runner(self)  # background jobs (core/jobs.py): a duty of the server's
-        self.ttl_due = Due()  # when each TTL table's next item expires (core/ttl/expiry.py)
         self.catalog.changed = self._changed
         engine.watch_catalog(self._heard)
         # S3 exports and imports: where the objects are, where bad import lines are logged

@@ -19,6 +19,7 @@ import orjson
 from okura.core import jobs, write_hooks
 from okura.core.spaces import expiry_of
 from okura.core.ttl import registry
+from okura.core.ttl.due import Due
 
 if TYPE_CHECKING:
     from okura.core.catalog import Table
@@ -48,38 +49,6 @@ def parse(row_key: bytes) -> tuple[int, bytes, bytes]:
     return int.from_bytes(row_key[:8], "big"), row_key[10:10 + length], row_key[10 + length:]
 
 
-class Due:
-    """When each TTL table's next item expires, as far as this process knows, so that
-    an idle sweeper looks at nothing. Writes here note their items (`noted`); a sweep
-    records what each index holds next (`known`); a table whose TTL was enabled or
-    disabled (`forget`) makes the next round look at every table. On shared storage
-    other nodes' writes go unseen: there the sweeper looks at every round."""
-
-    def __init__(self) -> None:
-        self.tables: dict[int, float] = {}
-        self.fresh = False  # False: the next round looks at every table not known
-
-    def noted(self, table_id: int, micros: int) -> None:
-        when = micros / 1_000_000
-        if when < self.tables.get(table_id, -math.inf):
-            self.tables[table_id] = when
-
-    def known(self, table_id: int, when: float) -> None:
-        self.tables[table_id] = when
-
-    def forget(self, table_id: int) -> None:
-        self.tables.pop(table_id, None)
-        self.fresh = False
-
-    def waits(self, table_id: int, now: float) -> bool:
-        """Whether the table is known to have nothing due by `now`."""
-        return self.tables.get(table_id, -math.inf) > now
-
-    def any_by(self, now: float) -> bool:
-        """Whether any table may have an item due by `now`."""
-        return not self.fresh or any(when <= now for when in self.tables.values())
-
-
 class _Expiry(write_hooks.Hook):
     """Every write moves the item's entry from its old expiry time to its new one."""
 
@@ -99,7 +68,7 @@ class _Expiry(write_hooks.Hook):
             await unit.delete(space, _PART, entry(before, hk, rk))
         if after is not None:
             await unit.put(space, _PART, entry(after, hk, rk), 0, b"")
-            write.db.ttl_due.noted(tid, after)
+            Due.of(write.db).noted(tid, after)
 
 
 write_hooks.register(_Expiry())
@@ -143,7 +112,7 @@ async def backfill(db: Database, state: dict) -> dict | None:
             micros = None if row is None else stamp(orjson.loads(row[1]), attribute)
             if micros is not None:
                 await unit.put(space, _PART, entry(micros, hk, rk), 0, b"")
-                db.ttl_due.noted(table.id, micros)
+                Due.of(db).noted(table.id, micros)
         if len(rows) == CHUNK:
             return dict(state, After=[rows[-1][0].hex(), rows[-1][1].hex()],
                         Done=state["Done"] + len(rows))

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import orjson
 
 from okura.core import jobs
+from okura.core.ttl.due import Due
 from okura.core.spaces import TTL_TABLES, expiry_of
 from okura.storage import keys
 from okura.storage.engine import doc_of
@@ -42,7 +43,7 @@ async def enable(db: Database, table: Table) -> None:
         await jobs.record(unit, db, BACKFILL, {
             "Region": table.region, "Name": table.name, "TableId": table.id, "After": None,
             "Done": 0}, f"{BACKFILL}-{table.id}")
-    db.ttl_due.forget(table.id)
+    Due.of(db).forget(table.id)
     db.jobs.wake()
 
 
@@ -65,7 +66,7 @@ async def disable(db: Database, region: str, name: str) -> None:
         table_id = orjson.loads(raw)["TableId"]
         await unit.delete(TTL_TABLES, hk, rk)
         await unit.drop_rows(expiry_of(table_id))
-    db.ttl_due.forget(table_id)
+    Due.of(db).forget(table_id)
 
 
 async def tables(db: Database) -> list[Registered]:

@@ -29,6 +29,7 @@ from okura.core.scheduler import holds
 from okura.core.spaces import expiry_of
 from okura.core.streams import read
 from okura.core.ttl import expiry, registry
+from okura.core.ttl.due import Due
 from okura.errors import DynamoError
 from okura.storage.engine import Conflict
 
@@ -66,7 +67,7 @@ class Sweeper:
     def pending(self) -> bool:
         """The cheap test: may any item be due? (On shared storage, every ELSEWHERE
         rounds: other nodes' writes.)"""
-        return self._everywhere() or self.db.ttl_due.any_by(self.db.clock.now())
+        return self._everywhere() or Due.of(self.db).any_by(self.db.clock.now())
 
     def _everywhere(self) -> bool:
         return self.db.engine.shared and time.monotonic() >= self._next_look
@@ -78,10 +79,10 @@ class Sweeper:
         everywhere = self._everywhere()
         if everywhere:
             self._next_look = time.monotonic() + ELSEWHERE * self.interval
-        db.ttl_due.fresh = True  # every table is looked at, or known, once this round ends
+        Due.of(db).fresh = True  # every table is looked at, or known, once this round ends
         now = db.clock.now()
         for entry in await registry.tables(db):
-            if db.ttl_due.waits(entry.table_id, now) and not everywhere:
+            if Due.of(db).waits(entry.table_id, now) and not everywhere:
                 continue
             table = await db.catalog.get(entry.region, entry.name)
             if table is None or table.id != entry.table_id or "TimeToLive" not in table.doc:
@@ -97,7 +98,7 @@ class Sweeper:
         try:
             await self.sweep()
         except BaseException:
-            self.db.ttl_due.fresh = False  # the tables not reached are looked at next
+            Due.of(self.db).fresh = False  # the tables not reached are looked at next
             raise
 
     async def _table(self, table: Table) -> int:
@@ -118,7 +119,7 @@ class Sweeper:
                 break
             after = due[-1]
             await asyncio.sleep(0)  # requests run between chunks
-        db.ttl_due.known(table.id, await expiry.next_due(db, table.id))
+        Due.of(db).known(table.id, await expiry.next_due(db, table.id))
         return deleted
 
     async def _expire(self, ctx: Context, table: Table, attribute: str, row_key: bytes,
