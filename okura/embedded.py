@@ -23,7 +23,7 @@ FAKE_KEYS = {"aws_access_key_id": "okura", "aws_secret_access_key": "okura"}
 _START_TIMEOUT = 30.0
 
 
-class Clock:
+class ServerClock:
     """The server's clock (docs/admin.md): it moves forward, never back."""
 
     def __init__(self, server: Server):
@@ -48,7 +48,7 @@ class Server:
             settings.setdefault("memory", True)
         self.settings = Settings(**settings)
         self.port = 0
-        self.clock = Clock(self)
+        self.clock = ServerClock(self)
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, Callable, Container, NamedTuple
 
 from okura import arns, expressions, partiql
-from okura.core import resolve
+from okura.core import table_lookup
 from okura.core.catalog import POLICIES, Table
 from okura.core.context import Context
 from okura.errors import DynamoError
@@ -62,7 +62,7 @@ class Demands:
         if type(value) is not str:
             return None
         try:
-            name = resolve.table_name(self.ctx, value)
+            name = table_lookup.table_name(self.ctx, value)
         except DynamoError:
             return None
         db = self.ctx.db

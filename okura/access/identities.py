@@ -17,7 +17,7 @@ from okura.access.conditions import PolicyError, Values
 from okura.access.policies import Policy, Statement, keys_of
 
 
-class ConfigError(ValueError):
+class AuthConfigError(ValueError):
     """The auth config is unusable; the message says where."""
 
 
@@ -56,27 +56,27 @@ def _unique_id(prefix: str, name: str) -> str:
 def _policies(entry: dict, where: str) -> list[Statement]:
     documents = entry.get("policies", [])
     if not isinstance(documents, list):
-        raise ConfigError(f"{where}: policies must be a list of policy documents")
+        raise AuthConfigError(f"{where}: policies must be a list of policy documents")
     statements = []
     for number, document in enumerate(documents):
         try:
             statements += Policy(document).statements
         except PolicyError as error:
-            raise ConfigError(f"{where}: policy {number}: {error}") from None
+            raise AuthConfigError(f"{where}: policy {number}: {error}") from None
     return statements
 
 
 def _tags(entry: dict, where: str) -> dict[str, str]:
     tags = entry.get("tags", {})
     if not isinstance(tags, dict) or not all(isinstance(v, str) for v in tags.values()):
-        raise ConfigError(f"{where}: tags must map names to strings")
+        raise AuthConfigError(f"{where}: tags must map names to strings")
     return tags
 
 
 def _credentials(entry: dict, where: str) -> tuple[str, str]:
     key, secret = entry.get("access_key_id"), entry.get("secret_access_key")
     if not isinstance(key, str) or not key or not isinstance(secret, str) or not secret:
-        raise ConfigError(f"{where}: access_key_id and secret_access_key are required strings")
+        raise AuthConfigError(f"{where}: access_key_id and secret_access_key are required strings")
     return key, secret
 
 
@@ -96,27 +96,27 @@ def _named(entry: object, where: str, account: str) -> tuple[str, str]:
     """A user's or role's name and account (the file's account unless it says)."""
     name = entry.get("name") if isinstance(entry, dict) else None
     if not isinstance(name, str) or not name:
-        raise ConfigError(f"{where}: a name is required")
+        raise AuthConfigError(f"{where}: a name is required")
     assert isinstance(entry, dict)
     return name, str(entry.get("account_id", account))
 
 
 def load(path: str, default_account: str) -> dict[str, Identity]:
-    """Every identity of the file, by access key id; raises ConfigError."""
+    """Every identity of the file, by access key id; raises AuthConfigError."""
     try:
         with open(path, "rb") as handle:
             doc = orjson.loads(handle.read())
     except (OSError, orjson.JSONDecodeError) as error:
-        raise ConfigError(f"cannot read the auth config {path}: {error}") from None
+        raise AuthConfigError(f"cannot read the auth config {path}: {error}") from None
     if not isinstance(doc, dict):
-        raise ConfigError("the auth config must be a JSON object")
+        raise AuthConfigError("the auth config must be a JSON object")
     account = str(doc.get("account_id", default_account))
     admins = set(doc.get("admin_access_key_ids", []))
     found: dict[str, Identity] = {}
 
     def add(identity: Identity, where: str) -> None:
         if identity.access_key in found:
-            raise ConfigError(f"{where}: access key {identity.access_key} is given twice")
+            raise AuthConfigError(f"{where}: access key {identity.access_key} is given twice")
         found[identity.access_key] = identity
 
     for number, user in enumerate(doc.get("users", [])):
@@ -139,14 +139,14 @@ def load(path: str, default_account: str) -> dict[str, Identity]:
             key, secret = _credentials(session, at)
             token, session_name = session.get("session_token"), session.get("session_name")
             if not isinstance(token, str) or not token or not isinstance(session_name, str):
-                raise ConfigError(f"{at}: session_token and session_name are required strings")
+                raise AuthConfigError(f"{at}: session_token and session_name are required strings")
             expires = None
             if "expiration" in session:
                 try:
                     expires = datetime.fromisoformat(
                         str(session["expiration"]).replace("Z", "+00:00")).timestamp()
                 except ValueError:
-                    raise ConfigError(f"{at}: expiration must be an ISO 8601 time") from None
+                    raise AuthConfigError(f"{at}: expiration must be an ISO 8601 time") from None
             arn = arns.assumed_role(role_account, name, session_name)
             userid = f"{role_id}:{session_name}"
             facts = _principal_facts(role_account, role_arn, userid, "AssumedRole", tags, None)

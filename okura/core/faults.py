@@ -20,7 +20,7 @@ import random
 from typing import TYPE_CHECKING, Any, Callable
 
 from okura import arns, errors
-from okura.core import resolve
+from okura.core import table_lookup
 
 if TYPE_CHECKING:
     from okura.core.catalog import Table
@@ -96,7 +96,7 @@ def _number(spec: dict, name: str, low: float, high: float = math.inf,
     return value
 
 
-class Rule:
+class FaultRule:
     """One rule and what it has done so far."""
 
     def __init__(self, rule_id: int, spec: object, now: float,
@@ -228,12 +228,12 @@ class Faults:
         self.clock = clock
         self.metrics = metrics
         # Changed in place only: the server holds this very list for its one test.
-        self.rules: list[Rule] = []
+        self.rules: list[FaultRule] = []
         self.last_id = 0
         # The operations a rule may name (the server's routes; empty: any name)
         self.operations: frozenset[str] = frozenset()
 
-    def add(self, specs: object) -> list[Rule]:
+    def add(self, specs: object) -> list[FaultRule]:
         """Add one rule (a JSON object) or several (a list); FaultError names the first
         bad one, and then none is added."""
         listed = specs if type(specs) is list else [specs]
@@ -241,7 +241,7 @@ class Faults:
         made = []
         for offset, spec in enumerate(listed):
             try:
-                made.append(Rule(self.last_id + offset + 1, spec, now, self.operations))
+                made.append(FaultRule(self.last_id + offset + 1, spec, now, self.operations))
             except FaultError as error:
                 raise FaultError(f"rule {offset + 1}: {error}" if len(listed) > 1
                                  else str(error)) from None
@@ -263,7 +263,7 @@ class Faults:
         self.rules[:] = [rule for rule in self.rules if not rule.spent(now)]
 
     def _matching(self, ctx: Context, targets: list[Target], tables: dict,
-                  unprocessed: bool) -> list[tuple[Rule, list[int]]]:
+                  unprocessed: bool) -> list[tuple[FaultRule, list[int]]]:
         """The rules this request matches that fire, each with the positions of the
         targets it matched."""
         firing = []
@@ -293,7 +293,7 @@ class Faults:
         found = {}
         for name in {name for name, _, _ in targets if name}:
             try:
-                table = await resolve.found(ctx, name)
+                table = await table_lookup.table_or_none(ctx, name)
             except errors.DynamoError:
                 continue
             if table is not None:
@@ -326,7 +326,7 @@ class Faults:
         (table, index or None, partition key bytes or None)."""
         name, index_name, key = target
         try:
-            table = await resolve.found(ctx, name)
+            table = await table_lookup.table_or_none(ctx, name)
         except errors.DynamoError:
             return None
         if table is None:
@@ -340,7 +340,7 @@ class Faults:
                 pass  # a malformed key: its handler would have refused it
         return table, index, hk
 
-    def _error(self, ctx: Context, rule: Rule, targets: list[Target],
+    def _error(self, ctx: Context, rule: FaultRule, targets: list[Target],
                positions: list[int]) -> errors.DynamoError:
         name = rule.error
         if name == "InternalServerError":
@@ -368,7 +368,7 @@ class Faults:
                             + (rule.reason or cause), "resource": resource})
         return factory(reasons)
 
-    def _note(self, ctx: Context, rule: Rule, fault: str, table: str) -> None:
+    def _note(self, ctx: Context, rule: FaultRule, fault: str, table: str) -> None:
         log.info("fault rule %d injected %s into %s%s", rule.id, fault, ctx.operation,
                  f" on {table}" if table else "")
         counts = self.metrics.injected_faults

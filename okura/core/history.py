@@ -101,7 +101,7 @@ class _Log(write_hooks.Hook):
 write_hooks.register(_Log())
 
 
-class Change(NamedTuple):
+class NetChange(NamedTuple):
     """One item's net change over a window: its key, its document before the window
     and after it (None: absent), and the time of its last write in the window (µs)."""
     key: dict
@@ -216,7 +216,7 @@ class History:
             else None
         return [row for row in chosen if row[3][:1] != TOMBSTONE], reached
 
-    async def changes(self, db: Database, start: float, end: float) -> AsyncIterator[Change]:
+    async def changes(self, db: Database, start: float, end: float) -> AsyncIterator[NetChange]:
         """Every item written at a time in [start, end), once, in key order: as it was
         before `start` and as it is after the last of those writes."""
         lo, hi = micros(start).to_bytes(8, "big"), micros(end).to_bytes(8, "big")
@@ -229,7 +229,7 @@ class History:
                 async with db.engine.reader() as unit:
                     old = doc_of(await unit.get(self.base, hk, rk))
             key = orjson.loads(new[1:] if new[:1] == TOMBSTONE else new)
-            yield Change(self.key_of(key), _present(old), _present(new), written)
+            yield NetChange(self.key_of(key), _present(old), _present(new), written)
 
     async def update(self, db: Database, **members: object) -> None:
         """Set members of the directory row (read again, locked: several jobs write it),

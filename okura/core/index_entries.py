@@ -4,14 +4,14 @@ Every write calls `check` on the new item before anything is stored (a wrong ind
 key type refuses the whole write), then `store` inside the same storage
 transaction: per index, the old entry goes and the new one (projected as the
 index declares) comes, only where they differ. Tables with local secondary indexes
-also keep each item collection's size (`core.collections`) for the 10 GB limit and
+also keep each item collection's size (`core.item_collections`) for the 10 GB limit and
 ItemCollectionMetrics.
 """
 from __future__ import annotations
 
 import orjson
 
-from okura.core import collections
+from okura.core import item_collections
 from okura.core.capacity import Ledger
 from okura.core.catalog import CREATING, DELETING, Table
 from okura.core.indexes import Index
@@ -125,4 +125,4 @@ async def store(unit: Transaction, table: Table, hk: bytes, rk: bytes, old: dict
             growth += (after_size or 0) - (before_size or 0)
     if not table.doc.get("LocalSecondaryIndexes"):
         return None
-    return await collections.grow(unit, table, hk, growth)
+    return await item_collections.grow(unit, table, hk, growth)

@@ -148,7 +148,7 @@ class KeyOrder:
             charges[spent:] = sorted(charges[spent:], key=lambda charge: self.rank[charge[0].id])
 
 
-async def write_each(ctx: Context, changes: list[Change], admit: bool = True) -> list[Written]:
+async def write_batch(ctx: Context, changes: list[Change], admit: bool = True) -> list[Written]:
     """BatchWriteItem's checked puts and deletes of distinct items in one storage
     transaction: one commit, not one per item, its rows locked in KeyOrder; the results
     are in the order of `changes`. `admit` False: the throughput gate has admitted them

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from okura.core import backups, collections, history, index_entries, jobs
+from okura.core import backups, history, index_entries, item_collections, jobs
 from okura.core.catalog import ACTIVE, CatalogChanged, Table
 from okura.storage.engine import Transaction
 
@@ -65,7 +65,7 @@ async def _insert(unit: Transaction, table: Table, rows: list[tuple]) -> None:
                 if not index.is_global:
                     growth += stored
         if lsi:
-            await collections.grow(unit, table, hk, growth)
+            await item_collections.grow(unit, table, hk, growth)
 
 
 async def _target(db: Database, state: dict) -> Table | None:

@@ -16,14 +16,14 @@ import sys
 from functools import lru_cache
 
 from okura.errors import DynamoError
-from okura.expressions import checks, messages, parser, resolve
-from okura.expressions.ast import Path, Update, unparse
+from okura.expressions import checks, messages, parser, placeholders
+from okura.expressions.ast import Path, UpdateExpression, unparse
 from okura.expressions.evaluate import constant, evaluate, get
 from okura.expressions.projection import Projection, project
-from okura.expressions.resolve import Resolver
+from okura.expressions.placeholders import Resolver
 from okura.expressions.update import apply_update
 
-__all__ = ["Path", "Projection", "Resolver", "Update", "apply_update", "condition", "constant",
+__all__ = ["Path", "Projection", "Resolver", "UpdateExpression", "apply_update", "condition", "constant",
            "evaluate", "get", "key_condition", "project", "projection", "unparse", "update"]
 
 _CACHE_SIZE = 4096
@@ -43,7 +43,7 @@ def _condition(text: str, param: str):
 
 
 @lru_cache(maxsize=_CACHE_SIZE)
-def _update(text: str) -> Update:
+def _update(text: str) -> UpdateExpression:
     upd, repeated = parser.parse_update(text)
     if repeated is not None:
         raise messages.clause_repeated(repeated)
@@ -62,8 +62,8 @@ def condition(text: str, resolver: Resolver, param: str = "ConditionExpression")
     """A ConditionExpression (or, with param="FilterExpression", a filter), resolved."""
     named = _named_condition(text, param, resolver.names_key())
     if named is None:
-        return resolve.condition(_condition(text, param), resolver, param)
-    return resolve.condition(_with_names(named, resolver), resolver, param, names=False)
+        return placeholders.condition(_condition(text, param), resolver, param)
+    return placeholders.condition(_with_names(named, resolver), resolver, param, names=False)
 
 
 def key_condition(text: str, resolver: Resolver):
@@ -71,34 +71,34 @@ def key_condition(text: str, resolver: Resolver):
     return condition(text, resolver, "KeyConditionExpression")
 
 
-def update(text: str, resolver: Resolver) -> Update:
+def update(text: str, resolver: Resolver) -> UpdateExpression:
     named = _named_update(text, resolver.names_key())
     if named is None:
-        return resolve.update(_update(text), resolver)
-    return resolve.update(_with_names(named, resolver), resolver, names=False)
+        return placeholders.update(_update(text), resolver)
+    return placeholders.update(_with_names(named, resolver), resolver, names=False)
 
 
 def projection(text: str, resolver: Resolver) -> Projection:
     named = _named_projection(text, resolver.names_key())
     if named is None:
-        return Projection(resolve.projection(_projection(text), resolver))
+        return Projection(placeholders.projection(_projection(text), resolver))
     return _with_names(named, resolver)
 
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _named_condition(text: str, param: str, names: tuple):
-    return _names_resolved(names, lambda r: resolve.condition(
+    return _names_resolved(names, lambda r: placeholders.condition(
         _condition(text, param), r, param, values=False))
 
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _named_update(text: str, names: tuple):
-    return _names_resolved(names, lambda r: resolve.update(_update(text), r, values=False))
+    return _names_resolved(names, lambda r: placeholders.update(_update(text), r, values=False))
 
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _named_projection(text: str, names: tuple):
-    return _names_resolved(names, lambda r: Projection(resolve.projection(_projection(text), r)))
+    return _names_resolved(names, lambda r: Projection(placeholders.projection(_projection(text), r)))
 
 
 def _names_resolved(names: tuple, resolve_names):

@@ -97,7 +97,7 @@ BOOLEAN = (Compare, Between, In, And, Or, Not)
 
 
 @dataclass(frozen=True, slots=True)
-class Update:
+class UpdateExpression:
     """An UpdateExpression: one tuple of actions per clause, in expression order.
 
     sets: (Path, value node); removes: Path; adds/deletes: (Path, Value or Const).
@@ -146,7 +146,7 @@ def unparse(node) -> str:
         return f"({unparse(node.left)}){word}({unparse(node.right)})"
     if t is Not:
         return f"NOT ({unparse(node.operand)})"
-    if t is Update:
+    if t is UpdateExpression:
         clauses = []
         for word, actions in (("SET", node.sets), ("REMOVE", node.removes),
                               ("ADD", node.adds), ("DELETE", node.deletes)):

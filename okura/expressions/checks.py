@@ -7,7 +7,7 @@ per distinct expression (the parse cache keeps only trees that passed).
 from __future__ import annotations
 
 from okura.expressions import messages
-from okura.expressions.ast import And, Arith, Between, Call, Compare, In, Not, Or, Path, Update
+from okura.expressions.ast import And, Arith, Between, Call, Compare, In, Not, Or, Path, UpdateExpression
 from okura.expressions.reserved import RESERVED
 
 MAX_DEPTH = 32
@@ -110,7 +110,7 @@ def condition(node, param: str) -> None:
     checker.limit()
 
 
-def update(upd: Update) -> None:
+def update(upd: UpdateExpression) -> None:
     checker = _Checker("UpdateExpression", update=True)
     for path, value in upd.sets:
         checker.path(path)

@@ -16,7 +16,7 @@ from functools import reduce
 
 from okura import errors
 from okura.errors import DynamoError
-from okura.expressions.ast import And, Between, Call, Compare, Const, In, Not, Or, Path, Update
+from okura.expressions.ast import And, Between, Call, Compare, Const, In, Not, Or, Path, UpdateExpression
 from okura.expressions.messages import _LONG_NAMES
 from okura.expressions.projection import Projection
 from okura.values import validation
@@ -116,7 +116,7 @@ def projection(names: list) -> Projection:
     return Projection(_path(name) for name in names)
 
 
-def update(updates: dict) -> Update:
+def update(updates: dict) -> UpdateExpression:
     """AttributeUpdates as an update: PUT sets, ADD adds, DELETE with a value deletes
     from a set, DELETE without one removes the attribute."""
     sets, removes, adds, deletes = [], [], [], []
@@ -144,7 +144,7 @@ def update(updates: dict) -> Update:
                 raise errors.validation(f"{_INVALID}DELETE action with value is not supported "
                                         f"for the type {_LONG_NAMES[kind]}")
             deletes.append((path, Const(value)))
-    return Update(tuple(sets), tuple(removes), tuple(adds), tuple(deletes), legacy=True)
+    return UpdateExpression(tuple(sets), tuple(removes), tuple(adds), tuple(deletes), legacy=True)
 
 
 def _expected(name: str, spec: dict):

@@ -16,7 +16,7 @@ from __future__ import annotations
 from okura.errors import DynamoError
 from okura.expressions import messages
 from okura.expressions.ast import (BOOLEAN, And, Arith, Between, Call, Compare, In, Name, Not,
-                                   Or, Path, Update, Value)
+                                   Or, Path, UpdateExpression, Value)
 from okura.expressions.lexer import EOF, NAME, NAME_REF, NUMBER, PUNCT, VALUE_REF, Token, tokenize
 
 MAX_BYTES = 4096
@@ -227,7 +227,7 @@ def parse_condition(text: str, param: str):
     return node
 
 
-def parse_update(text: str) -> tuple[Update, str | None]:
+def parse_update(text: str) -> tuple[UpdateExpression, str | None]:
     """The update and the first clause keyword that was repeated (reported after syntax)."""
     p = _Parser(text, "UpdateExpression", _ARITH_INFIX)
     clauses: dict[str, list] = {}
@@ -250,7 +250,7 @@ def parse_update(text: str) -> tuple[Update, str | None]:
         if tokens[p.i].kind == EOF:
             break
     sets, removes, adds, deletes = (tuple(clauses.get(word, ())) for word in CLAUSES)
-    update = Update(sets, removes, adds, deletes)
+    update = UpdateExpression(sets, removes, adds, deletes)
     return update, repeated
 
 

@@ -15,11 +15,11 @@ from typing import Any
 
 from okura.values import numbers
 from okura.expressions import messages
-from okura.expressions.ast import Arith, Call, Path, Update
+from okura.expressions.ast import Arith, Call, Path, UpdateExpression
 from okura.expressions.evaluate import constant, get
 
 
-def apply_update(upd: Update, item: dict,
+def apply_update(upd: UpdateExpression, item: dict,
                  values: dict | None = None) -> tuple[dict, tuple[Path, ...]]:
     """The updated item and the paths the update wrote (for ReturnValues UPDATED_*)."""
     writer = _Writer(item, upd.legacy)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import orjson
 
 from okura import errors, expressions
-from okura.core import items, resolve
+from okura.core import items, table_lookup
 from okura.core.context import Context
 from okura.errors import THROTTLING_ERRORS, DynamoError
 from okura.expressions import legacy
@@ -47,7 +47,7 @@ async def handle(ctx: Context, body: dict) -> dict:
     plans = []
     for name, wanted in request_items.items():
         projection = _projection(wanted)
-        table = await resolve.serving(ctx, name)
+        table = await table_lookup.serving_table(ctx, name)
         distinct = DistinctKeys(table)
         for key in wanted["Keys"]:
             validation.check_item(key)

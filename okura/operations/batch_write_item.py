@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Awaitable
 
 from okura import errors
-from okura.core import index_entries, items, resolve
+from okura.core import index_entries, items, table_lookup
 from okura.core.catalog import Table
 from okura.core.context import Context
 from okura.core.throughput import Throughput
@@ -33,7 +33,7 @@ def _plain(ctx: Context, body: dict) -> list[Planned] | None:
     checked: list[tuple[Table, dict | None, dict | None, int | None]] = []
     pending: list[tuple[dict, str]] = []  # numbers to normalise (values/fast_path.py)
     for name, writes in request_items.items():
-        table = resolve.held(ctx, name)
+        table = table_lookup.cached_serving_table(ctx, name)
         if table is None or type(writes) is not list or not writes:
             return None
         for write in writes:
@@ -85,7 +85,7 @@ async def _checked(ctx: Context, body: dict) -> list[Planned]:
     planned: list[Planned] = []
     per_table: dict[int, DistinctKeys] = {}
     for name, writes in request_items.items():
-        table = await resolve.serving(ctx, name)
+        table = await table_lookup.serving_table(ctx, name)
         # One table named twice (by name and by ARN) is still one table.
         distinct = per_table.setdefault(table.id, DistinctKeys(table))
         for write in writes:
@@ -132,7 +132,7 @@ async def _write(ctx: Context, body: dict, planned: list[Planned]) -> dict:
     changes = [write_actions.put_change(table, item, None, body, size, at) if item is not None
                else write_actions.delete_change(table, key, None, body)
                for table, key, item, size, at in planned]
-    for (table, key, *_), written in zip(planned, await items.write_each(
+    for (table, key, *_), written in zip(planned, await items.write_batch(
             ctx, changes, admit=False)):
         collection = item_collection_metrics(table, body, key, written.collection_size)
         if collection is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import uuid
 
 from okura import errors
-from okura.core import resolve
+from okura.core import table_lookup
 from okura.core.catalog import CREATING
 from okura.core.context import Context
 from okura.core.streams.state import follow_table
@@ -59,7 +59,7 @@ def table_document(ctx: Context, body: dict) -> dict:
     now = round(db.clock.now(), 3)
     doc = {
         "AttributeDefinitions": body["AttributeDefinitions"],
-        "TableName": resolve.table_name(ctx, body["TableName"]),
+        "TableName": table_lookup.table_name(ctx, body["TableName"]),
         "KeySchema": schema,
         "TableStatus": CREATING,
         "CreationDateTime": now,

@@ -6,7 +6,7 @@ from okura.core.catalog import ACTIVE, DELETING
 from okura.core.context import Context
 from okura.core.streams.state import follow_table
 from okura.operations.shared.table_description import describe
-from okura.core import backups, history, resolve, snapshots
+from okura.core import backups, history, snapshots, table_lookup
 from okura.operations.shared.table_rules import in_use
 
 # recorded: DeleteTable's TableDescription leaves these out
@@ -16,7 +16,7 @@ _OMITTED = frozenset(("CreationDateTime", "KeySchema", "AttributeDefinitions",
 
 async def handle(ctx: Context, body: dict) -> dict:
     db = ctx.db
-    table = await resolve.existing(ctx, body["TableName"])
+    table = await table_lookup.any_status_table(ctx, body["TableName"])
     now = db.clock.now()
     status = table.status(now)
     if status not in (ACTIVE, DELETING):

@@ -2,13 +2,13 @@
 Insights status, mode and CloudWatch rule names."""
 from __future__ import annotations
 
-from okura.core import insights, resolve
+from okura.core import insights, table_lookup
 from okura.core.context import Context
 from okura.operations.shared.contributor_insights import check_index, summary
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    table = await resolve.existing(ctx, body["TableName"])
+    table = await table_lookup.any_status_table(ctx, body["TableName"])
     index = body.get("IndexName")
     check_index(table, index)
     now = ctx.clock.now()

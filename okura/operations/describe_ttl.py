@@ -1,7 +1,7 @@
 """DescribeTimeToLive: a table's TTL setting."""
 from __future__ import annotations
 
-from okura.core import resolve
+from okura.core import table_lookup
 from okura.core.context import Context
 
 
@@ -13,5 +13,5 @@ def ttl_description(doc: dict) -> dict:
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    table = await resolve.existing(ctx, body["TableName"])
+    table = await table_lookup.any_status_table(ctx, body["TableName"])
     return {"TimeToLiveDescription": ttl_description(table.doc)}

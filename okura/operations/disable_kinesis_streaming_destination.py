@@ -4,7 +4,7 @@ listed; what was captured before is still delivered."""
 from __future__ import annotations
 
 from okura import errors
-from okura.core import resolve
+from okura.core import table_lookup
 from okura.core.context import Context
 from okura.core.streams import kinesis
 from okura.operations.shared.kinesis_destinations import entry_of, not_valid, reply, save
@@ -12,7 +12,7 @@ from okura.operations.shared.kinesis_destinations import entry_of, not_valid, re
 
 async def handle(ctx: Context, body: dict) -> dict:
     db = ctx.db
-    table = await resolve.existing(ctx, body["TableName"])
+    table = await table_lookup.any_status_table(ctx, body["TableName"])
     if body.get("EnableKinesisStreamingConfiguration"):
         raise errors.validation(
             "Stream cannot be disabled using EnableKinesisStreamingConfiguration parameters")

@@ -1,11 +1,11 @@
 """EnableKinesisStreamingDestination: start sending the table's changes to a Kinesis
-data stream. The reply says ENABLING; the background task (okura/triggers/kinesis.py)
+data stream. The reply says ENABLING; the background task (okura/core/streams/kinesis_feeds.py)
 then finds the stream, ACTIVE, or gives up, ENABLE_FAILED with a description, as
 DynamoDB checks the stream only after answering. Changes made from now on are kept
 for it in the table's change log."""
 from __future__ import annotations
 
-from okura.core import resolve
+from okura.core import table_lookup
 from okura.core.context import Context
 from okura.core.streams import kinesis
 from okura.operations.shared.kinesis_destinations import not_valid, reply, save
@@ -13,7 +13,7 @@ from okura.operations.shared.kinesis_destinations import not_valid, reply, save
 
 async def handle(ctx: Context, body: dict) -> dict:
     db = ctx.db
-    table = await resolve.existing(ctx, body["TableName"])
+    table = await table_lookup.any_status_table(ctx, body["TableName"])
     now = db.clock.now()
     if kinesis.live(table.doc, now) is not None:  # one at a time, this stream's or another
         raise not_valid("EnableKinesisStreamingDestination must be DISABLED or ENABLE_FAILED "

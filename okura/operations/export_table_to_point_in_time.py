@@ -5,10 +5,10 @@ core.transfer.exporter does the work in the background."""
 from __future__ import annotations
 
 from okura import arns, errors
-from okura.core import history as histories, jobs as background, resolve, spaces
+from okura.core import history as histories, jobs as background, spaces, table_lookup
 from okura.core.context import Context
 from okura.core.history import History
-from okura.core.transfer import jobs
+from okura.core.transfer import job_records
 from okura.operations.shared import transfer_jobs
 
 FULL, INCREMENTAL = "FULL_EXPORT", "INCREMENTAL_EXPORT"
@@ -45,7 +45,7 @@ def _incremental(body: dict, history: History, now: float) -> dict:
 
 
 async def handle(ctx: Context, body: dict) -> dict:
-    table = await resolve.by_arn(ctx, body["TableArn"], errors.backup_table_not_found)
+    table = await table_lookup.table_by_arn(ctx, body["TableArn"], errors.backup_table_not_found)
     history = await histories.of_table(ctx.db, table)
     if history is None:
         raise errors.point_in_time_recovery_unavailable(table.name)
@@ -61,7 +61,7 @@ async def handle(ctx: Context, body: dict) -> dict:
     arn = arns.export(table.arn, background.fresh_id(now))
     description = {
         "ExportArn": arn,
-        "ExportStatus": jobs.IN_PROGRESS,
+        "ExportStatus": job_records.IN_PROGRESS,
         "StartTime": now,
         "TableArn": table.arn,
         "TableId": table.doc["TableId"],
@@ -78,5 +78,5 @@ async def handle(ctx: Context, body: dict) -> dict:
               "Request": transfer_jobs.request_digest(body), "Description": description}
     if export_type == FULL:  # the progress logged: items written of about this many
         record["Total"] = (await ctx.db.catalog.stats((table.id,)))[table.id][0]
-    await jobs.start(ctx.db, spaces.EXPORTS, record)
+    await job_records.start(ctx.db, spaces.EXPORTS, record)
     return {"ExportDescription": description}

@@ -7,7 +7,7 @@ from typing import Awaitable
 
 from okura import expressions
 from okura.expressions import legacy
-from okura.core import items, resolve
+from okura.core import items, table_lookup
 from okura.core.context import Context
 from okura.operations.shared.single_item import plain_table, placeholders
 from okura.core.catalog import Table
@@ -46,7 +46,7 @@ async def handle(ctx: Context, body: dict) -> dict | bytes:
     projection = (expressions.projection(text, names) if text is not None
                   else None if attributes is None else legacy.projection(attributes))
     names.finish()
-    table = await resolve.serving(ctx, body["TableName"])
+    table = await table_lookup.serving_table(ctx, body["TableName"])
     key_rules.check_key(key, table.schema)
     raw = await items.fetch(ctx, table, key, bool(body.get("ConsistentRead")))
     capacity = ctx.ledger.consumed_one(body.get("ReturnConsumedCapacity"))

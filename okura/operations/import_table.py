@@ -8,7 +8,7 @@ from okura import arns, errors
 from okura.core import spaces
 from okura.core.context import Context
 from okura.core import jobs as background
-from okura.core.transfer import jobs
+from okura.core.transfer import job_records
 from okura.operations import create_table  # the one set of rules for a new table
 from okura.operations.shared import transfer_jobs
 
@@ -33,7 +33,7 @@ async def handle(ctx: Context, body: dict) -> dict:
     arn = arns.import_(table.arn, background.fresh_id(now))
     description = {
         "ImportArn": arn,
-        "ImportStatus": jobs.IN_PROGRESS,
+        "ImportStatus": job_records.IN_PROGRESS,
         "TableArn": table.arn,
         "TableId": doc["TableId"],
         "S3BucketSource": body["S3BucketSource"],
@@ -53,5 +53,5 @@ async def handle(ctx: Context, body: dict) -> dict:
     record = {"Region": ctx.region, "TableName": table.name, "TableRowId": table.id,
               "Request": transfer_jobs.request_digest(body), "Description": description,
               "Keys": None, "File": 0, "Line": 0}
-    await jobs.start(db, spaces.IMPORTS, record)
+    await job_records.start(db, spaces.IMPORTS, record)
     return {"ImportTableDescription": description}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from okura import arns
-from okura.core import backups, paging, resolve
+from okura.core import backups, paging, table_lookup
 from okura.core.context import Context
 from okura.operations.shared.backup_replies import backup_summary
 
@@ -14,7 +14,7 @@ _TYPES = {"USER": (backups.USER,), "SYSTEM": (backups.SYSTEM,), "AWS_BACKUP": ()
 async def handle(ctx: Context, body: dict) -> dict:
     named = body.get("TableName")
     # another partition's, region's or account's table (None) has no backups here
-    name = None if named is None else resolve.local_name(ctx, named)
+    name = None if named is None else table_lookup.local_name(ctx, named)
     kinds = _TYPES[body.get("BackupType") or "USER"]
     lower, upper = body.get("TimeRangeLowerBound"), body.get("TimeRangeUpperBound")
     found = [backup for backup in await backups.every(ctx.db, ctx.region)  # in id order

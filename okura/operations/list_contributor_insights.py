@@ -3,7 +3,7 @@ region (or of one table) and of their global secondary indexes, a page at a time
 from __future__ import annotations
 
 from okura import errors
-from okura.core import paging, resolve
+from okura.core import paging, table_lookup
 from okura.core.context import Context
 from okura.operations.shared.contributor_insights import summary
 
@@ -14,7 +14,7 @@ _NEXT_TOKEN = b"list-contributor-insights"
 async def handle(ctx: Context, body: dict) -> dict:
     name = body.get("TableName")
     if name is not None:
-        tables = [await resolve.existing(ctx, name)]
+        tables = [await table_lookup.any_status_table(ctx, name)]
     else:
         tables = sorted((table for table in await ctx.db.catalog.every()
                          if table.region == ctx.region), key=lambda table: table.name)

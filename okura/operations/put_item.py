@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Awaitable
 
-from okura.core import items, resolve
+from okura.core import items, table_lookup
 from okura.core.catalog import Table
 from okura.core.context import Context
 from okura.operations.shared import write_actions
@@ -43,7 +43,7 @@ async def handle(ctx: Context, body: dict) -> dict | bytes:
     validation.check_item(item)
     return_values = old_or_none(body)
     condition, _ = write_expressions(body, "PutItem")
-    table = await resolve.serving(ctx, body["TableName"])
+    table = await table_lookup.serving_table(ctx, body["TableName"])
     key_rules.check_item_keys(item, table.schema)
     written = await items.write(ctx, write_actions.put_change(table, item, condition, body))
     return reply(written.old if return_values == "ALL_OLD" else None,

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from okura import errors, expressions
-from okura.core import reads, resolve
+from okura.core import reads, table_lookup
 from okura.core.context import Context
 from okura.expressions import legacy
 from okura.expressions.legacy import check_mixing
@@ -34,7 +34,7 @@ async def handle(ctx: Context, body: dict) -> dict | bytes:
                  else expressions.key_condition(text, names))
     filter_, projection = compile_expressions(body, names, "QueryFilter")
     names.finish()
-    table = await resolve.serving(ctx, body["TableName"])
+    table = await table_lookup.serving_table(ctx, body["TableName"])
     reading = Reading(table, body, select, filter_, projection)
     source = reading.source
     plan = plan_keys(condition, source.hash_keys, source.range_keys,

@@ -4,7 +4,7 @@ included), filled in the background from its history (core.history, core.restore
 from __future__ import annotations
 
 from okura import errors
-from okura.core import history, resolve
+from okura.core import history, table_lookup
 from okura.core.context import Context
 from okura.operations.shared import restore_rules
 
@@ -17,10 +17,10 @@ async def _source(ctx: Context, body: dict) -> tuple[dict, history.History | Non
         raise errors.validation(  # unverified
             "One or more parameter values were invalid: exactly one of SourceTableArn and "
             "SourceTableName must be specified")
-    name = resolve.table_name(ctx, arn, errors.backup_table_not_found) \
+    name = table_lookup.table_name(ctx, arn, errors.backup_table_not_found) \
         if arn is not None else name
     assert name is not None
-    table = await resolve.found(ctx, name)
+    table = await table_lookup.table_or_none(ctx, name)
     if table is not None:
         ctx.table = table
         return table.doc, await history.of_table(ctx.db, table), table.arn

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from okura import errors
 from okura.expressions import legacy
-from okura.core import reads, resolve
+from okura.core import reads, table_lookup
 from okura.core.context import Context
 from okura.operations.shared.paged_reads import Reading, compile_expressions, requested_select
 from okura.operations.shared.single_item import placeholders
@@ -20,7 +20,7 @@ async def handle(ctx: Context, body: dict) -> dict | bytes:
     names = placeholders(body, _EXPRESSIONS)
     filter_, projection = compile_expressions(body, names, "ScanFilter")
     names.finish()
-    table = await resolve.serving(ctx, body["TableName"])
+    table = await table_lookup.serving_table(ctx, body["TableName"])
     reading = Reading(table, body, select, filter_, projection)
     hk_lo, hk_hi = bounds
     after = reading.start(body)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from okura import arns, errors
 from okura.core.catalog import ACTIVE, Table
-from okura.core import resolve
+from okura.core import table_lookup
 from okura.core.context import Context
 from okura.operations.shared.table_rules import in_use
 from okura.operations.shared.table_settings import merged_tags
@@ -13,7 +13,7 @@ async def _table(ctx: Context, arn: str) -> Table:
     if not arn.startswith(arns.PREFIX):  # recorded, before the ARN's parts are read
         raise errors.validation(
             f"One or more parameter values were invalid: ARNs must start with 'arn:': {arn}")
-    return await resolve.by_arn(ctx, arn)
+    return await table_lookup.table_by_arn(ctx, arn)
 
 
 async def _change_tags(ctx: Context, table: Table, tags: dict) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import orjson
 
 from okura import errors, expressions
-from okura.core import resolve, transactions
+from okura.core import table_lookup, transactions
 from okura.core.catalog import Table
 from okura.core.context import Context
 from okura.operations.shared.single_item import placeholders
@@ -23,7 +23,7 @@ async def handle(ctx: Context, body: dict) -> dict:
         text = get.get("ProjectionExpression")
         projections.append(None if text is None else expressions.projection(text, names))
         names.finish()
-        table = await resolve.serving(ctx, get["TableName"])
+        table = await table_lookup.serving_table(ctx, get["TableName"])
         try:
             key_rules.check_key(key, table.schema)
         except errors.DynamoError as error:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import orjson
 
 from okura import errors
-from okura.core import items, resolve, transactions
+from okura.core import items, table_lookup, transactions
 from okura.core.context import Context
 from okura.operations.shared import write_actions
 from okura.operations.shared.single_item import item_collection_metrics
@@ -68,7 +68,7 @@ async def run_transaction(ctx: Context, body: dict, operation: str, parameters: 
 async def _replay(ctx: Context, body: dict, outcome: bytes) -> dict:
     """A repeated token's reply: billed as reading each item as the transaction left it."""
     for name, size in orjson.loads(outcome):
-        table = await resolve.found(ctx, name)
+        table = await table_lookup.table_or_none(ctx, name)
         if table is not None:
             ctx.ledger.read(table, None, size, True)
     return _reply(ctx, body)

@@ -4,14 +4,14 @@ catalog document; the status passes through ENABLING / DISABLING for the server'
 status delay, as a table's does."""
 from __future__ import annotations
 
-from okura.core import insights, resolve
+from okura.core import insights, table_lookup
 from okura.core.context import Context
 from okura.operations.shared.contributor_insights import check_index
 
 
 async def handle(ctx: Context, body: dict) -> dict:
     db = ctx.db
-    table = await resolve.existing(ctx, body["TableName"])
+    table = await table_lookup.any_status_table(ctx, body["TableName"])
     index = body.get("IndexName")
     check_index(table, index)
     now = db.clock.now()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Awaitable
 
 from okura import expressions
-from okura.core import items, resolve
+from okura.core import items, table_lookup
 from okura.core.catalog import Table
 from okura.core.context import Context
 from okura.operations.shared import write_actions
@@ -44,7 +44,7 @@ async def _update(ctx: Context, body: dict, table: Table | None) -> dict:
     key = body["Key"]
     condition, update = write_expressions(body, "UpdateItem", plain=table is not None)
     if table is None:
-        table = await resolve.serving(ctx, body["TableName"])
+        table = await table_lookup.serving_table(ctx, body["TableName"])
         key_rules.check_key(key, table.schema)
     if update is not None:
         check_key_untouched(table, update)

@@ -4,7 +4,7 @@ delay, and delivers on meanwhile."""
 from __future__ import annotations
 
 from okura import errors
-from okura.core import resolve
+from okura.core import table_lookup
 from okura.core.context import Context
 from okura.core.streams import kinesis
 from okura.operations.shared.kinesis_destinations import entry_of, not_valid, reply, save
@@ -14,7 +14,7 @@ _DEFAULT = "MILLISECOND"  # what a destination enabled without a precision has
 
 async def handle(ctx: Context, body: dict) -> dict:
     db = ctx.db
-    table = await resolve.existing(ctx, body["TableName"])
+    table = await table_lookup.any_status_table(ctx, body["TableName"])
     configuration = body.get("UpdateKinesisStreamingConfiguration") or {}
     precision = configuration.get("ApproximateCreationDateTimePrecision")
     if precision is None:

@@ -3,7 +3,7 @@ class, deletion protection and global secondary indexes of an existing table."""
 from __future__ import annotations
 
 from okura import errors
-from okura.core import resolve
+from okura.core import table_lookup
 from okura.core.catalog import ACTIVE, UPDATING, Table
 from okura.core.context import Context
 from okura.core.streams.state import follow_table
@@ -145,7 +145,7 @@ async def handle(ctx: Context, body: dict) -> dict:
         raise errors.validation(
             "One or more parameter values were invalid: List of GlobalSecondaryIndexUpdates is empty")
     db = ctx.db
-    table = await resolve.existing(ctx, body["TableName"])
+    table = await table_lookup.any_status_table(ctx, body["TableName"])
     now = db.clock.now()
     status = table.status(now)
     if status != ACTIVE:

@@ -7,7 +7,7 @@ from okura import errors
 from okura.core.catalog import ACTIVE
 from okura.core.context import Context
 from okura.core.ttl import registry
-from okura.core import resolve
+from okura.core import table_lookup
 from okura.operations.shared.table_rules import in_use
 
 CHANGE_INTERVAL = 3600  # seconds after a change of TTL before the next is accepted
@@ -16,7 +16,7 @@ CHANGE_INTERVAL = 3600  # seconds after a change of TTL before the next is accep
 async def handle(ctx: Context, body: dict) -> dict:
     spec = body["TimeToLiveSpecification"]
     db = ctx.db
-    table = await resolve.existing(ctx, body["TableName"])
+    table = await table_lookup.any_status_table(ctx, body["TableName"])
     status = table.status(db.clock.now())
     if status != ACTIVE:
         raise in_use(table, status)

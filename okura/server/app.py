@@ -31,8 +31,8 @@ from okura.server.guarded import GuardedProtocol, guard_app, identities_of
 from okura.server.http import HttpProtocol, Outbox, Request, decode_body, request_ids
 from okura.server.router import ROUTES, Operation, Performer, perform
 from okura.shapes.nodes import mismatch
-from okura.triggers.engine import Triggers, check_triggers
-from okura.triggers.functions import ConfigError
+from okura.triggers.duty import Triggers, check_triggers
+from okura.triggers.functions import TriggerConfigError
 
 if TYPE_CHECKING:
     from okura.core.metrics import Metrics
@@ -261,7 +261,7 @@ def run(settings: Settings) -> None:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         check_triggers(settings)
-    except ConfigError as error:  # okura.toml declares triggers okura cannot run
+    except TriggerConfigError as error:  # okura.toml declares triggers okura cannot run
         log.error("%s", error)
         raise SystemExit(2) from None
     try:

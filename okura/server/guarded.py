@@ -96,7 +96,7 @@ def identities_of(settings: Settings) -> dict[str, identities.Identity] | None:
         raise StartupError(f"--auth {settings.auth} needs --auth-config PATH (docs/access.md)")
     try:
         return identities.load(settings.auth_config, settings.account_id)
-    except identities.ConfigError as error:
+    except identities.AuthConfigError as error:
         raise StartupError(str(error)) from None
 
 

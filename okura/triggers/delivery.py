@@ -29,7 +29,7 @@ import orjson
 
 from okura.core.streams import read
 from okura.triggers import destinations, filters, mappings
-from okura.triggers.follow import Follower
+from okura.core.streams.follow import Follower
 from okura.triggers.functions import Outcome
 
 if TYPE_CHECKING:

@@ -38,7 +38,7 @@ DEFAULT_TIMEOUT = 3.0
 REPLY_LIMIT = 8 * 1024 * 1024
 
 
-class ConfigError(ValueError):
+class TriggerConfigError(ValueError):
     """okura.toml declares a function or mapping okura cannot run."""
 
 
@@ -197,27 +197,27 @@ async def _log_output(name: str, stream: asyncio.StreamReader) -> None:
 
 
 def declared(table: dict) -> dict[str, Function]:
-    """The functions of okura.toml's [functions] table; raises ConfigError."""
+    """The functions of okura.toml's [functions] table; raises TriggerConfigError."""
     functions = {}
     for name, spec in table.items():
         if not isinstance(spec, dict):
-            raise ConfigError(f"functions.{name} must be a table")
+            raise TriggerConfigError(f"functions.{name} must be a table")
         kinds = [kind for kind in KINDS if kind in spec]
         if len(kinds) != 1:
-            raise ConfigError(f"functions.{name} needs exactly one of handler, command, url")
+            raise TriggerConfigError(f"functions.{name} needs exactly one of handler, command, url")
         kind = kinds[0]
         target = spec[kind]
         if not isinstance(target, str) or (kind == "handler" and ":" not in target) or (
                 kind == "url" and urlsplit(target).scheme != "http"):
-            raise ConfigError(f"functions.{name}.{kind} is not valid: {target!r}")
+            raise TriggerConfigError(f"functions.{name}.{kind} is not valid: {target!r}")
         unknown = set(spec) - {kind, "timeout", "environment", "code", "memory"}
         if unknown:
-            raise ConfigError(f"functions.{name}: unknown settings {sorted(unknown)}")
+            raise TriggerConfigError(f"functions.{name}: unknown settings {sorted(unknown)}")
         timeout = spec.get("timeout", DEFAULT_TIMEOUT)
         environment = spec.get("environment", {})
         if type(timeout) not in (int, float) or timeout <= 0 or not isinstance(
                 environment, dict):
-            raise ConfigError(f"functions.{name}: timeout must be a positive number and "
+            raise TriggerConfigError(f"functions.{name}: timeout must be a positive number and "
                               "environment a table")
         functions[name] = Function(
             name, kind, target, float(timeout), {k: str(v) for k, v in environment.items()},

@@ -23,6 +23,7 @@ from okura import arns
 from okura.core import paging
 from okura.core.spaces import EVENT_SOURCE_MAPPINGS, TRIGGER_CHECKPOINTS
 from okura.core.streams import read
+from okura.core.streams.follow import checkpoint, save_checkpoint
 from okura.storage.engine import doc_of
 from okura.triggers import filters
 
@@ -168,17 +169,6 @@ async def save(db: Database, doc: dict) -> None:
     async with db.engine.transaction() as unit:
         await unit.put(EVENT_SOURCE_MAPPINGS, *_key(doc["UUID"]), 0, orjson.dumps(doc))
     db.background.signal("mappings")
-
-
-async def checkpoint(db: Database, mapping_uuid: str) -> dict | None:
-    async with db.engine.reader() as unit:
-        raw = doc_of(await unit.get(TRIGGER_CHECKPOINTS, mapping_uuid.encode(), b""))
-    return None if raw is None else orjson.loads(raw)
-
-
-async def save_checkpoint(db: Database, mapping_uuid: str, state: dict) -> None:
-    async with db.engine.transaction() as unit:
-        await unit.put(TRIGGER_CHECKPOINTS, mapping_uuid.encode(), b"", 0, orjson.dumps(state))
 
 
 def view(doc: dict) -> dict:

@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from okura.core import collections
+from okura.core import item_collections
 from okura.core.catalog import Table
 from okura.errors import DynamoError
 from okura.storage.memory import MemoryEngine
@@ -28,7 +28,7 @@ def grow_all(growths: list[int]) -> list[int | str]:
         for growth in growths:
             try:
                 async with engine.transaction() as unit:
-                    out.append(await collections.grow(unit, TABLE, b"hk", growth))
+                    out.append(await item_collections.grow(unit, TABLE, b"hk", growth))
             except DynamoError as refusal:
                 out.append(f"{refusal.name}: {refusal.message}")
         await engine.close()
@@ -50,4 +50,4 @@ def test_a_collection_over_the_limit_may_still_shrink():
 @pytest.mark.parametrize("size, expected", [
     (0, [0.0, 1.0]), (GB - 1, [0.0, 1.0]), (GB, [1.0, 2.0]), (int(9.5 * GB), [9.0, 10.0])])
 def test_size_estimate_range(size, expected):
-    assert collections.size_range_gb(size) == expected
+    assert item_collections.size_range_gb(size) == expected

@@ -6,7 +6,7 @@ from okura.errors import DynamoError
 from okura.expressions import Resolver, condition, projection, unparse, update
 from okura.expressions import parser
 from okura.expressions.ast import (And, Arith, Between, Call, Compare, In, Name, Not, Or, Path,
-                                   Update, Value)
+                                   UpdateExpression, Value)
 from okura.expressions.lexer import tokenize
 from okura.expressions.reserved import RESERVED
 
@@ -54,7 +54,7 @@ def test_update_clauses_any_order():
     upd, repeated = parser.parse_update("remove x, y[1] set a = b + :v, c = list_append(c, :w) "
                                         "delete s :v add n :w")
     assert repeated is None
-    assert upd == Update(
+    assert upd == UpdateExpression(
         sets=((Path(("a",)), Arith("+", Path(("b",)), Value(":v"))),
               (Path(("c",)), Call("list_append", (Path(("c",)), Value(":w"))))),
         removes=(Path(("x",)), Path(("y", 1))), adds=((Path(("n",)), Value(":w")),),
@@ -292,7 +292,7 @@ _set_values = st.one_of(_set_operands,
 _actions = st.lists(_paths, max_size=3).map(tuple)
 
 
-@given(st.builds(lambda s, r, a, d: Update(s, r, a, d),
+@given(st.builds(lambda s, r, a, d: UpdateExpression(s, r, a, d),
                  st.lists(st.tuples(_paths, _set_values), max_size=3).map(tuple), _actions,
                  st.lists(st.tuples(_paths, _values), max_size=2).map(tuple),
                  st.lists(st.tuples(_paths, _values), max_size=2).map(tuple))

@@ -10,7 +10,7 @@ from okura.core.catalog import ACTIVE, CREATING, DELETING, UPDATING, Table
 from okura.core.clock import Clock
 from okura.core.context import Context
 from okura.core.database import Database
-from okura.core.resolve import _serves
+from okura.core.table_lookup import _serves
 
 DOC = {"TableName": "t", "TableStatus": CREATING,
        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],

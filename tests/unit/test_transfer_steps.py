@@ -10,7 +10,7 @@ import json
 
 from in_process import memory_app
 from okura.core import spaces
-from okura.core.transfer import exporter, jobs
+from okura.core.transfer import exporter, job_records
 from okura.core.transfer.objects import LocalStore
 from test_history import run_jobs
 from test_index_jobs import call
@@ -23,7 +23,7 @@ def test_export_steps_resume_from_their_saved_key(tmp_path):
         async with memory_app() as app:
             db = app.db
             (tmp_path / "s3" / "bucket").mkdir(parents=True)
-            db.transfers = jobs.Transfers(LocalStore(str(tmp_path / "s3")), str(tmp_path))
+            db.transfers = job_records.Transfers(LocalStore(str(tmp_path / "s3")), str(tmp_path))
             await call(app, "CreateTable", {
                 "TableName": "tab", "BillingMode": "PAY_PER_REQUEST",
                 "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
@@ -40,15 +40,15 @@ def test_export_steps_resume_from_their_saved_key(tmp_path):
                 "TableArn": "arn:aws:dynamodb:us-east-1:000000000000:table/tab",
                 "S3Bucket": "bucket"}))["ExportDescription"]["ExportArn"]
             assert await db.jobs.round()
-            first = await jobs.load(db, spaces.EXPORTS, arn)
+            first = await job_records.load(db, spaces.EXPORTS, arn)
             assert first["Description"]["ExportStatus"] == "IN_PROGRESS"
             assert len(first["Files"]) == 1 and first["After"] is not None
             assert await db.jobs.round()
-            second = await jobs.load(db, spaces.EXPORTS, arn)
+            second = await job_records.load(db, spaces.EXPORTS, arn)
             assert len(second["Files"]) == 2 and second["After"] > first["After"]
-            await jobs.save(db, spaces.EXPORTS, first)  # the second step's save was lost
+            await job_records.save(db, spaces.EXPORTS, first)  # the second step's save was lost
             await run_jobs(db)
-            return await jobs.load(db, spaces.EXPORTS, arn)
+            return await job_records.load(db, spaces.EXPORTS, arn)
 
     done = asyncio.run(scenario())
     description = done["Description"]

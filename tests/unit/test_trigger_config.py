@@ -8,8 +8,8 @@ import sys
 import pytest
 
 from okura.config import Settings
-from okura.triggers.engine import check_triggers
-from okura.triggers.functions import ConfigError, declared
+from okura.triggers.duty import check_triggers
+from okura.triggers.functions import TriggerConfigError, declared
 
 
 def test_each_kind_and_its_settings():
@@ -35,7 +35,7 @@ def test_each_kind_and_its_settings():
     ({"command": "x", "retries": 1}, "functions.f: unknown settings ['retries']"),
 ])
 def test_refused_functions(spec, reason):
-    with pytest.raises(ConfigError) as excinfo:
+    with pytest.raises(TriggerConfigError) as excinfo:
         declared({"f": spec})
     assert str(excinfo.value) == reason
 
@@ -47,7 +47,7 @@ def test_refused_functions(spec, reason):
     {"function": "f", "table": "t", "batchsize": 5},     # unknown setting
 ])
 def test_refused_mappings(entry):
-    with pytest.raises(ConfigError):
+    with pytest.raises(TriggerConfigError):
         check_triggers(Settings(event_source_mappings=[entry]))
 
 

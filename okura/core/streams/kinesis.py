@@ -7,7 +7,7 @@ Description?}, newest first. At most one is live (ENABLING, ACTIVE, UPDATING or
 DISABLING); any number of DISABLED and ENABLE_FAILED entries stay listed. DISABLING
 and UPDATING end by themselves at `Until` (the server's status delay), as a table's
 status does; ENABLING ends when the background task has found the Kinesis stream
-(okura/triggers/kinesis.py), ACTIVE or ENABLE_FAILED.
+(okura/core/streams/kinesis_feeds.py), ACTIVE or ENABLE_FAILED.
 
 While a destination is ENABLING, ACTIVE or UPDATING, every change of the table appends
 a record in DynamoDB's Kinesis format to the table's change log: a stream (state.py)

@@ -31,7 +31,7 @@ import orjson
 
 from okura import arns
 from okura.core import history as histories, spaces
-from okura.core.transfer import formats, jobs
+from okura.core.transfer import formats, job_records
 from okura.core.transfer.objects import StoreError
 from okura.storage import keys
 from okura.values.sizes import item_size
@@ -137,7 +137,7 @@ def _item_lines(rows: list[tuple[bytes, bytes, int, bytes]], fmt: str) -> list[b
     return [formats.item_line(orjson.loads(doc), fmt) for _, _, _, doc in rows]
 
 
-@jobs.runs(spaces.EXPORTS, lambda record: record.get("Items", 0))
+@job_records.runs(spaces.EXPORTS, lambda record: record.get("Items", 0))
 async def step(db: Database, record: dict) -> bool:
     description = record["Description"]
     bucket = description["S3Bucket"]
@@ -148,7 +148,7 @@ async def step(db: Database, record: dict) -> bool:
         return True  # its base snapshot is still being taken: wait for it
     try:
         if history is None:
-            jobs.end(spaces.EXPORTS, record, jobs.FAILED, now(), "PointInTimeRecoveryUnavailable",
+            job_records.end(spaces.EXPORTS, record, job_records.FAILED, now(), "PointInTimeRecoveryUnavailable",
                      "Point in time recovery was disabled during the export")  # unverified
             going = False
         else:
@@ -157,9 +157,9 @@ async def step(db: Database, record: dict) -> bool:
                 record["Started"] = True
             going = await _next_file(db, record, history)
     except StoreError as failure:
-        jobs.end(spaces.EXPORTS, record, jobs.FAILED, now(), failure.code, failure.message)
+        job_records.end(spaces.EXPORTS, record, job_records.FAILED, now(), failure.code, failure.message)
         going = False
-    await jobs.save(db, spaces.EXPORTS, record)
+    await job_records.save(db, spaces.EXPORTS, record)
     return going
 
 
@@ -246,4 +246,4 @@ async def _finish(db: Database, record: dict) -> None:
     description.update(ExportManifest=base + "manifest-summary.json",
                        ItemCount=record.get("Items", 0),
                        BilledSizeBytes=record.get("Bytes", 0))
-    jobs.end(spaces.EXPORTS, record, jobs.COMPLETED, end)
+    job_records.end(spaces.EXPORTS, record, job_records.COMPLETED, end)

@@ -22,7 +22,7 @@ from okura import arns
 from okura.core import items, spaces
 from okura.core.catalog import Table
 from okura.core.context import Context
-from okura.core.transfer import formats, jobs
+from okura.core.transfer import formats, job_records
 from okura.core.transfer.objects import StoreError
 from okura.errors import DynamoError
 from okura.values import key_rules, validation
@@ -133,7 +133,7 @@ def _log_errors(db: Database, description: dict, key: str,
             out.write(orjson.dumps({"s3Key": key, "line": number, "message": message}) + b"\n")
 
 
-@jobs.runs(spaces.IMPORTS, lambda record: record["Description"]["ProcessedItemCount"])
+@job_records.runs(spaces.IMPORTS, lambda record: record["Description"]["ProcessedItemCount"])
 async def step(db: Database, record: dict) -> bool:
     description = record["Description"]
     now = db.clock.now
@@ -142,14 +142,14 @@ async def step(db: Database, record: dict) -> bool:
     try:
         table = await db.catalog.get(record["Region"], record["TableName"])
         if table is None or table.id != record["TableRowId"]:
-            jobs.end(spaces.IMPORTS, record, jobs.CANCELLED, now())
+            job_records.end(spaces.IMPORTS, record, job_records.CANCELLED, now())
             going = False
         elif record.get("Keys") is None:
             keys = await asyncio.to_thread(db.transfers.store.keys, source_spec["S3Bucket"],
                                            source_spec.get("S3KeyPrefix") or "")
             record["Keys"] = [key for key in keys if not key.endswith("/")]
             if not record["Keys"]:
-                jobs.end(spaces.IMPORTS, record, jobs.FAILED, now(), "InvalidS3Source",
+                job_records.end(spaces.IMPORTS, record, job_records.FAILED, now(), "InvalidS3Source",
                          "No objects found under the S3 key prefix")  # unverified
                 going = False
         elif record["File"] >= len(record["Keys"]):
@@ -158,11 +158,11 @@ async def step(db: Database, record: dict) -> bool:
         else:
             await _import_chunk(db, record, table)
     except StoreError as failure:
-        jobs.end(spaces.IMPORTS, record, jobs.FAILED, now(), failure.code, failure.message)
+        job_records.end(spaces.IMPORTS, record, job_records.FAILED, now(), failure.code, failure.message)
         going = False
     if not going:
         db.transfers.sources.pop(description["ImportArn"], None)
-    await jobs.save(db, spaces.IMPORTS, record)
+    await job_records.save(db, spaces.IMPORTS, record)
     return going
 
 
@@ -213,4 +213,4 @@ async def _complete(db: Database, record: dict, table: Table) -> None:
     """The table becomes ACTIVE (after the status delay), the import COMPLETED."""
     now = db.clock.now()
     await db.catalog.save(table, dict(table.doc, StatusUntil=db.status_until(now)))
-    jobs.end(spaces.IMPORTS, record, jobs.COMPLETED, now)
+    job_records.end(spaces.IMPORTS, record, job_records.COMPLETED, now)

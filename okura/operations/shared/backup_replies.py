@@ -3,7 +3,7 @@ table (their errors differ from the table operations'), and the replies' descrip
 from __future__ import annotations
 
 from okura import errors
-from okura.core import backups, history, resolve
+from okura.core import backups, history, table_lookup
 from okura.core.backups import CREATING, Backup
 from okura.core.catalog import Table
 from okura.core.context import Context
@@ -12,7 +12,7 @@ from okura.core.context import Context
 async def source_table(ctx: Context, value: str) -> Table:
     """The table a backup or point-in-time operation names: TableNotFoundException
     if there is none (these operations do not answer ResourceNotFoundException)."""
-    return await resolve.existing(ctx, value, errors.backup_table_not_found)
+    return await table_lookup.any_status_table(ctx, value, errors.backup_table_not_found)
 
 
 async def continuous_backups(ctx: Context, table: Table) -> dict:

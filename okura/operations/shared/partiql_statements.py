@@ -13,7 +13,7 @@ from functools import cmp_to_key
 import orjson
 
 from okura import errors, expressions, partiql
-from okura.core import items, reads, resolve
+from okura.core import items, reads, table_lookup
 from okura.core.catalog import Table
 from okura.core.context import Context
 from okura.expressions.ast import And, Call, Compare, Const, In, Or, Path
@@ -85,14 +85,14 @@ async def write_change(ctx: Context, stmt: Write, body: dict,
     the paths it writes to `changed` (for RETURNING MODIFIED)."""
     if type(stmt) is partiql.Insert:
         item = stmt.item.value.get("M") if type(stmt.item) is Const else None
-        table = await resolve.serving(ctx, stmt.table)
+        table = await table_lookup.serving_table(ctx, stmt.table)
         validation.check_item(item)
         assert item is not None  # check_item refuses anything but a map
         key_rules.check_item_keys(item, table.schema)
         sizes.check_item_size(item)
         return write_actions.Action(write_actions.insert_change(table, item))
     select = stmt.select if type(stmt) is partiql.Exists else stmt
-    table = await resolve.serving(ctx, select.table)
+    table = await table_lookup.serving_table(ctx, select.table)
     key, condition = split_key(table, select.where)
     if key is None:
         raise messages.key_equality()
@@ -101,7 +101,7 @@ async def write_change(ctx: Context, stmt: Write, body: dict,
             for _, value in actions:
                 if type(value) is not Const or next(iter(value.value)) not in _SETS:
                     raise messages.set_operand(name)
-        update = expressions.Update(sets=stmt.sets, removes=stmt.removes, adds=stmt.adds,
+        update = expressions.UpdateExpression(sets=stmt.sets, removes=stmt.removes, adds=stmt.adds,
                                     deletes=stmt.deletes)
         write_actions.check_key_untouched(table, update)
         return write_actions.Action(write_actions.update_change(
@@ -130,7 +130,7 @@ async def write_alone(ctx: Context, stmt: Write, body: dict
 
 async def source_of(ctx: Context, select: partiql.Select, consistent: bool = False) -> reads.Source:
     """What a SELECT reads, under Query's rules on indexes."""
-    return read_source(await resolve.serving(ctx, select.table), select.index, consistent)
+    return read_source(await table_lookup.serving_table(ctx, select.table), select.index, consistent)
 
 
 def _partitions(source: reads.Source, where: object) -> list[dict] | None:
@@ -185,7 +185,7 @@ def _ordered(source: reads.Source, order: tuple, partitions: list[dict] | None) 
     return forward
 
 
-class Page:
+class SelectPage:
     """A SELECT's page: its items, and where it stopped early: NextToken, and the key of
     the last item read (LastEvaluatedKey)."""
     __slots__ = ("items", "next_token", "last_key")
@@ -198,7 +198,7 @@ class Page:
 
 
 async def select(ctx: Context, stmt: partiql.Select, limit: int | None, next_token: str | None,
-                 consistent: bool = False) -> Page:
+                 consistent: bool = False) -> SelectPage:
     """One page of a SELECT: a key read, a Query of partitions or a Scan."""
     source = await source_of(ctx, stmt, consistent)
     table = source.table
@@ -208,7 +208,7 @@ async def select(ctx: Context, stmt: partiql.Select, limit: int | None, next_tok
         key, _ = split_key(table, stmt.where)
         if key is not None:
             raw = await items.fetch(ctx, table, key, consistent)
-            return Page(_filtered(ctx, stmt, [] if raw is None else [raw]))
+            return SelectPage(_filtered(ctx, stmt, [] if raw is None else [raw]))
     walk = reads.Walk(None if partitions is None
                       else [source.partition([value]) for value in partitions], forward=forward)
     # what a token binds: the table, index and partitions walked (its place is among them)
@@ -221,9 +221,9 @@ async def select(ctx: Context, stmt: partiql.Select, limit: int | None, next_tok
                       else frozenset(path.elements[0] for path in stmt.projection))
     # DynamoDB pages by items read: resume after the last one, filtered out or not
     if page.position is None:
-        return Page(found)
+        return SelectPage(found)
     assert page.last is not None  # a page that stopped early says where
-    return Page(found, _token(ctx, read, page.position), source.last_key(orjson.loads(page.last)))
+    return SelectPage(found, _token(ctx, read, page.position), source.last_key(orjson.loads(page.last)))
 
 
 async def key_target(ctx: Context, stmt: partiql.Select) -> tuple[Table, dict]:

@@ -5,7 +5,7 @@ node sharing the database sees it."""
 from __future__ import annotations
 
 from okura import arns, errors
-from okura.core import resolve
+from okura.core import table_lookup
 from okura.core.catalog import ACTIVE, POLICIES, Table
 from okura.core.context import Context
 from okura.operations.shared.table_rules import in_use
@@ -18,12 +18,12 @@ async def resource(ctx: Context, arn: str) -> tuple[Table, str]:
     """(the table, the key of the resource's policy: the table's ARN or the stream's)."""
     if arns.is_stream(arn):
         stream = await existing_stream(ctx, arn)  # of the request's region
-        table = await resolve.found(ctx, stream.doc["TableName"])
+        table = await table_lookup.table_or_none(ctx, stream.doc["TableName"])
         if table is None:
             raise errors.resource_not_found(
                 f"Requested resource not found: Stream: {arn} not found")  # unverified
         return table, stream.arn
-    table = await resolve.by_arn(ctx, arn)
+    table = await table_lookup.table_by_arn(ctx, arn)
     return table, table.arn
 
 

@@ -6,7 +6,7 @@ Streams, TTL, tags, point-in-time recovery and deletion protection are not resto
 from __future__ import annotations
 
 from okura import errors
-from okura.core import resolve, restores
+from okura.core import restores, table_lookup
 from okura.core.catalog import CREATING, DELETING
 from okura.core.context import Context
 from okura.operations.create_table import table_document
@@ -42,7 +42,7 @@ def _sse(source: dict) -> dict | None:
 async def check_target_free(ctx: Context, name: str) -> None:
     """No table of the target's name: TableAlreadyExistsException, or TableInUseException
     while one is being created or deleted (API reference)."""
-    table = await resolve.found(ctx, name)
+    table = await table_lookup.table_or_none(ctx, name)
     if table is None:
         return
     if table.status(ctx.clock.now()) in (CREATING, DELETING):

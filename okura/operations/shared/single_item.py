@@ -6,7 +6,7 @@ from functools import lru_cache
 
 from okura import errors, expressions
 from okura.expressions import legacy
-from okura.core import collections, resolve
+from okura.core import item_collections, table_lookup
 from okura.core.catalog import Table
 from okura.core.context import Context
 from okura.values import fast_path, validation
@@ -18,7 +18,7 @@ def plain_table(ctx: Context, body: dict, members: frozenset) -> Table | None:
     the general way (which gives every error)."""
     if not body.keys() <= members:
         return None
-    return resolve.held(ctx, body.get("TableName"))
+    return table_lookup.cached_serving_table(ctx, body.get("TableName"))
 
 
 _RETURN_VALUES = frozenset(("NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW"))
@@ -81,7 +81,7 @@ def placeholders(body: dict, expression_params: tuple[str, ...], takes_values: b
 
 
 def write_expressions(body: dict, operation: str,
-                      plain: bool = False) -> tuple[object, expressions.Update | None]:
+                      plain: bool = False) -> tuple[object, expressions.UpdateExpression | None]:
     """(condition, update) of an item write, from its expressions or its legacy
     parameters, after every check that needs no table. `update` is None but for
     UpdateItem (and a transaction's Update). A `plain` request (see
@@ -135,7 +135,7 @@ def _projection(paths: tuple) -> expressions.Projection:
     return expressions.Projection(paths)
 
 
-def check_key_untouched(table: Table, update: expressions.Update) -> None:
+def check_key_untouched(table: Table, update: expressions.UpdateExpression) -> None:
     """An update may not write a key attribute."""
     for path in update.paths:
         name = path.elements[0]
@@ -163,7 +163,7 @@ def item_collection_metrics(table: Table, body: dict, key: dict,
             "LocalSecondaryIndexes"):
         return None
     return {"ItemCollectionKey": {table.hash_key: key[table.hash_key]},
-            "SizeEstimateRangeGB": collections.size_range_gb(size or 0)}
+            "SizeEstimateRangeGB": item_collections.size_range_gb(size or 0)}
 
 
 def reply(attributes: dict | None = None, **parts: object) -> dict:

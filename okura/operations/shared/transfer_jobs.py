@@ -7,7 +7,7 @@ import orjson
 from okura import errors
 from okura.core import paging
 from okura.core.context import Context
-from okura.core.transfer import jobs
+from okura.core.transfer import job_records
 
 TOKEN_LIFE = 8 * 3600  # seconds a ClientToken stays bound to its request (API reference)
 
@@ -20,7 +20,7 @@ def request_digest(body: dict) -> str:
 
 async def in_region(ctx: Context, space: int) -> list[dict]:
     """The region's jobs of one kind, oldest first."""
-    records = [record for record in await jobs.every(ctx.db, space)
+    records = [record for record in await job_records.every(ctx.db, space)
                if record["Region"] == ctx.region]
     records.sort(key=lambda record: record["Description"]["StartTime"])
     return records
@@ -36,7 +36,7 @@ async def listed(ctx: Context, space: int, table_arn: str | None) -> list[dict]:
 
 async def described(ctx: Context, space: int, arn: str, not_found) -> dict:
     """The description of the job `arn` of the request's region; `not_found(arn)` if none."""
-    record = await jobs.load(ctx.db, space, arn)
+    record = await job_records.load(ctx.db, space, arn)
     if record is None or record["Region"] != ctx.region:
         raise not_found(arn)
     return record["Description"]

@@ -8,7 +8,7 @@ from typing import NamedTuple
 from okura import errors, expressions, shapes
 from okura.core import items
 from okura.core.catalog import Table
-from okura.core import resolve
+from okura.core import table_lookup
 from okura.core.context import Context
 from okura.operations.shared.single_item import (check_key_untouched,
                                                  condition_check, write_expressions)
@@ -61,7 +61,7 @@ def put_change(table: Table, item: dict, condition: object, body: dict,
     return items.Change(table, item, decide, needs_old=needs_old, new_size=size, at=at)
 
 
-def update_change(table: Table, key: dict, upd: expressions.Update | None, condition: object,
+def update_change(table: Table, key: dict, upd: expressions.UpdateExpression | None, condition: object,
                   body: dict, must_exist: bool = False,
                   changed: list[expressions.Path] | None = None) -> items.Change:
     """An update as UpdateItem and transactions decide it (the write path checks the new
@@ -126,7 +126,7 @@ async def from_request(ctx: Context, entry: dict) -> Action:
     record = body["Item"] if kind == "Put" else body["Key"]
     validation.check_item(record)
     condition, upd = write_expressions(body, "UpdateItem" if kind == "Update" else "PutItem")
-    table = await resolve.serving(ctx, body["TableName"])
+    table = await table_lookup.serving_table(ctx, body["TableName"])
     try:
         if kind == "Put":
             key_rules.check_item_keys(record, table.schema)

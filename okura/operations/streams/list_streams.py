@@ -6,7 +6,7 @@ from okura.core import paging
 from okura.core.context import Context
 from okura.core.streams import read
 from okura.operations.streams import check_arn, check_limit, horizon
-from okura.core.resolve import table_name
+from okura.core.table_lookup import table_name
 
 MAX_LIMIT = 100
 

@@ -31,7 +31,7 @@ from okura.core.catalog import CatalogChanged, Table
 from okura.core.spaces import KINESIS_LOGS
 from okura.core.streams import kinesis
 from okura.core.streams.kinesis import ChangeLog, load_log
-from okura.triggers.follow import Follower
+from okura.core.streams.follow import Follower
 
 if TYPE_CHECKING:
     from okura.core.database import Database

@@ -53,9 +53,9 @@ def _serves(ctx: Context, table: Table) -> bool:
     return not table.serves_from or table.serves_from <= ctx.db.clock.now()
 
 
-async def serving(ctx: Context, value: str) -> Table:
+async def serving_table(ctx: Context, value: str) -> Table:
     """The table a data operation addresses: ResourceNotFound unless it serves data."""
-    table = held(ctx, value)  # the commonest case, without the catalog's coroutine
+    table = cached_serving_table(ctx, value)  # the commonest case, without the catalog's coroutine
     if table is not None:
         return table
     table = await ctx.db.catalog.get(ctx.region, table_name(ctx, value))
@@ -64,7 +64,7 @@ async def serving(ctx: Context, value: str) -> Table:
     return _noted(ctx, table)
 
 
-def held(ctx: Context, name: object) -> Table | None:
+def cached_serving_table(ctx: Context, name: object) -> Table | None:
     """The fast paths' resolver: the table of exactly this name if this process holds it
     and it serves data; None sends the request the general way (which gives every
     error)."""
@@ -80,14 +80,14 @@ def held(ctx: Context, name: object) -> Table | None:
     return table
 
 
-async def found(ctx: Context, value: str, missing: Missing | None = None) -> Table | None:
+async def table_or_none(ctx: Context, value: str, missing: Missing | None = None) -> Table | None:
     """The table a name or ARN names, in any status, or None if there is none; not
     noted (a restore's target, say, is not what the request is about). An ARN of another
     partition, region or account raises as table_name does."""
     return await ctx.db.catalog.get(ctx.region, table_name(ctx, value, missing))
 
 
-async def existing(ctx: Context, value: str, missing: Missing = errors.table_not_found) -> Table:
+async def any_status_table(ctx: Context, value: str, missing: Missing = errors.table_not_found) -> Table:
     """The table a control-plane request addresses, in any status: `missing(name)` if
     there is none (backups and point-in-time recovery answer TableNotFoundException)."""
     name = table_name(ctx, value, missing)
@@ -97,10 +97,10 @@ async def existing(ctx: Context, value: str, missing: Missing = errors.table_not
     return _noted(ctx, table)
 
 
-async def by_arn(ctx: Context, arn: str, missing: Missing | None = None) -> Table:
+async def table_by_arn(ctx: Context, arn: str, missing: Missing | None = None) -> Table:
     """The table a resource ARN names (only an ARN may: tags, exports), in any status;
     `missing(name)` if none, by default ResourceNotFoundException naming the ARN."""
     if arns.parse_table(arn) is None:
         raise invalid_arn(arn)
-    return await existing(ctx, arn, missing or (lambda name: errors.resource_not_found(
+    return await any_status_table(ctx, arn, missing or (lambda name: errors.resource_not_found(
         f"Requested resource not found: ResourcArn: {arn} not found")))

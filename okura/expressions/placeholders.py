@@ -14,7 +14,7 @@ import re
 
 from okura.expressions import messages
 from okura.expressions.ast import (And, Arith, Between, Call, Compare, In, Name, Not, Or, Path,
-                                   Update, Value)
+                                   UpdateExpression, Value)
 from okura.expressions.evaluate import constant
 from okura.values.ordering import compare
 
@@ -244,7 +244,7 @@ def condition(node, resolver: Resolver, param: str, names: bool = True, values: 
     return _Resolution(resolver, param, names, values).node(node)
 
 
-def update(upd: Update, resolver: Resolver, names: bool = True, values: bool = True) -> Update:
+def update(upd: UpdateExpression, resolver: Resolver, names: bool = True, values: bool = True) -> UpdateExpression:
     """With `names`, the written paths are also checked for overlaps (they are final);
     without, the update comes back as it is, its values checked."""
     r = _Resolution(resolver, "UpdateExpression", names, values)
@@ -256,7 +256,7 @@ def update(upd: Update, resolver: Resolver, names: bool = True, values: bool = T
     r.action_operands("DELETE", deletes, _SETS)
     if not names:
         return upd
-    resolved = Update(sets, removes, adds, deletes)
+    resolved = UpdateExpression(sets, removes, adds, deletes)
     check_overlaps(resolved.paths, "UpdateExpression")
     return resolved
 

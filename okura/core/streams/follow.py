@@ -11,13 +11,25 @@ from typing import TYPE_CHECKING
 import orjson
 
 from okura.core.scheduler import Duty, report
+from okura.core.spaces import TRIGGER_CHECKPOINTS
 from okura.core.streams import read
-from okura.triggers import mappings
+from okura.storage.engine import doc_of
 
 if TYPE_CHECKING:
     from okura.core.database import Database
     from okura.core.streams.state import Stream
 
+
+
+async def checkpoint(db: Database, mapping_uuid: str) -> dict | None:
+    async with db.engine.reader() as unit:
+        raw = doc_of(await unit.get(TRIGGER_CHECKPOINTS, mapping_uuid.encode(), b""))
+    return None if raw is None else orjson.loads(raw)
+
+
+async def save_checkpoint(db: Database, mapping_uuid: str, state: dict) -> None:
+    async with db.engine.transaction() as unit:
+        await unit.put(TRIGGER_CHECKPOINTS, mapping_uuid.encode(), b"", 0, orjson.dumps(state))
 
 
 class Follower:
@@ -57,7 +69,7 @@ class Follower:
         """The duty's round: a step; again at once while it finds records."""
         try:
             if not self.loaded:
-                self.state = await mappings.checkpoint(self.db, self.key) or self.initial()
+                self.state = await checkpoint(self.db, self.key) or self.initial()
                 self.loaded = True
             if await self.step():
                 return 0
@@ -69,7 +81,7 @@ class Follower:
         return self.interval if self.holding() else None
 
     async def save(self) -> None:
-        await mappings.save_checkpoint(self.db, self.key, self.state)
+        await save_checkpoint(self.db, self.key, self.state)
 
     def convert(self, record: dict, stream: Stream) -> dict:
         """A stored record as this follower hands it on."""

@@ -27,8 +27,8 @@ from okura.core.spaces import EVENT_SOURCE_MAPPINGS, TRIGGER_CHECKPOINTS
 from okura.storage.engine import doc_of
 from okura.triggers import mappings
 from okura.triggers.delivery import Delivery
-from okura.triggers.functions import ConfigError, declared
-from okura.triggers.kinesis import Destinations
+from okura.triggers.functions import TriggerConfigError, declared
+from okura.core.streams.kinesis_feeds import Destinations
 from okura.triggers.mappings import (CREATING, DELETING, DISABLED, DISABLING, ENABLED, ENABLING,
                                      UPDATING, LambdaError, Mappings)
 
@@ -57,11 +57,11 @@ def _configured(entries: list) -> list[tuple[str, str, dict]]:
     found = []
     for number, entry in enumerate(entries):
         if not isinstance(entry, dict):
-            raise ConfigError(f"event_source_mappings[{number}] must be a table")
+            raise TriggerConfigError(f"event_source_mappings[{number}] must be a table")
         unknown = set(entry) - set(_CONFIG) - {"table", "region", "filters", "on_failure"}
         if unknown or "function" not in entry or ("table" in entry) == (
                 "event_source_arn" in entry):
-            raise ConfigError(f"event_source_mappings[{number}] needs function and one of "
+            raise TriggerConfigError(f"event_source_mappings[{number}] needs function and one of "
                               f"table, event_source_arn (unknown: {sorted(unknown)})")
         body = {member: entry[name] for name, member in _CONFIG.items() if name in entry}
         if "filters" in entry:
@@ -75,7 +75,7 @@ def _configured(entries: list) -> list[tuple[str, str, dict]]:
 
 
 def check_triggers(settings: Settings) -> None:
-    """Raise ConfigError if okura.toml's functions or mappings cannot run."""
+    """Raise TriggerConfigError if okura.toml's functions or mappings cannot run."""
     declared(settings.functions)
     _configured(settings.event_source_mappings)
 
