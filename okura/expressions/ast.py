@@ -1,7 +1,7 @@
 """The expression AST: small frozen dataclasses shared by every expression kind.
 
 The parser produces trees whose paths may hold `Name` placeholders and whose
-values are `Value` placeholders; resolution (resolve.py) turns the names into plain
+values are `Value` placeholders; resolution (placeholders.py) turns the names into plain
 attribute names and checks the values, which stay placeholders: the evaluator and
 the update code read them from the request's ExpressionAttributeValues. Legacy
 request parameters and PartiQL are translated into these same nodes, their values

@@ -244,7 +244,8 @@ def condition(node, resolver: Resolver, param: str, names: bool = True, values: 
     return _Resolution(resolver, param, names, values).node(node)
 
 
-def update(upd: UpdateExpression, resolver: Resolver, names: bool = True, values: bool = True) -> UpdateExpression:
+def update(upd: UpdateExpression, resolver: Resolver, names: bool = True,
+           values: bool = True) -> UpdateExpression:
     """With `names`, the written paths are also checked for overlaps (they are final);
     without, the update comes back as it is, its values checked."""
     r = _Resolution(resolver, "UpdateExpression", names, values)

@@ -2,7 +2,7 @@
 their states (Creating -> Enabled, Disabling -> Disabled, Deleting -> gone, ...),
 creates the mappings okura.toml declares once their table has a stream, and runs a
 Delivery for each enabled mapping whose lease this node holds; Kinesis streaming
-destinations take their turn in the same rounds (kinesis.py).
+destinations take their turn in the same rounds (core/streams/kinesis_feeds.py).
 
 On a shared database (PostgreSQL) every node runs this; the lease `trigger/UUID`
 (core/leases.py) makes exactly one node deliver a mapping, and when that node dies
@@ -24,11 +24,11 @@ from okura import arns
 from okura.core import leases
 from okura.core.scheduler import report
 from okura.core.spaces import EVENT_SOURCE_MAPPINGS, TRIGGER_CHECKPOINTS
+from okura.core.streams.kinesis_feeds import Destinations
 from okura.storage.engine import doc_of
 from okura.triggers import mappings
 from okura.triggers.delivery import Delivery
 from okura.triggers.functions import TriggerConfigError, declared
-from okura.core.streams.kinesis_feeds import Destinations
 from okura.triggers.mappings import (CREATING, DELETING, DISABLED, DISABLING, ENABLED, ENABLING,
                                      UPDATING, LambdaError, Mappings)
 

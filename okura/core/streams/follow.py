@@ -21,15 +21,15 @@ if TYPE_CHECKING:
 
 
 
-async def checkpoint(db: Database, mapping_uuid: str) -> dict | None:
+async def checkpoint(db: Database, key: str) -> dict | None:
     async with db.engine.reader() as unit:
-        raw = doc_of(await unit.get(TRIGGER_CHECKPOINTS, mapping_uuid.encode(), b""))
+        raw = doc_of(await unit.get(TRIGGER_CHECKPOINTS, key.encode(), b""))
     return None if raw is None else orjson.loads(raw)
 
 
-async def save_checkpoint(db: Database, mapping_uuid: str, state: dict) -> None:
+async def save_checkpoint(db: Database, key: str, state: dict) -> None:
     async with db.engine.transaction() as unit:
-        await unit.put(TRIGGER_CHECKPOINTS, mapping_uuid.encode(), b"", 0, orjson.dumps(state))
+        await unit.put(TRIGGER_CHECKPOINTS, key.encode(), b"", 0, orjson.dumps(state))
 
 
 class Follower:

@@ -1,5 +1,5 @@
 """Kinesis streaming destinations' background work (core/streams/kinesis.py holds the
-rules), done in each round of the triggers' task:
+rules), done in each round of the triggers' duty (triggers/duty.py):
 
 - an ENABLING destination is checked against the Kinesis endpoint (`--kinesis-endpoint`)
   and becomes ACTIVE, or ENABLE_FAILED with DynamoDB's description of why;

@@ -148,8 +148,9 @@ async def step(db: Database, record: dict) -> bool:
         return True  # its base snapshot is still being taken: wait for it
     try:
         if history is None:
-            job_records.end(spaces.EXPORTS, record, job_records.FAILED, now(), "PointInTimeRecoveryUnavailable",
-                     "Point in time recovery was disabled during the export")  # unverified
+            job_records.end(spaces.EXPORTS, record, job_records.FAILED, now(),
+                            "PointInTimeRecoveryUnavailable",
+                            "Point in time recovery was disabled during the export")  # unverified
             going = False
         else:
             if not record.get("Started"):
