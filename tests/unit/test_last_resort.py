@@ -213,13 +213,13 @@ def unprintable(*args, **kwargs):
 
 def test_a_handler_raising_a_broken_exception_while_logging_fails(ddb, monkeypatch, capfd):
     target = "DynamoDB_20120810.ListTables"
-    name, handler = ROUTES[target]
+    operation = ROUTES[target]
 
     def broken(ctx, body):
-        ROUTES[target] = name, handler
+        ROUTES[target] = operation
         raise Unprintable()
 
-    monkeypatch.setitem(ROUTES, target, (name, broken))
+    monkeypatch.setitem(ROUTES, target, operation._replace(handler=broken))
     with broken_logging():
         assert refused(ddb.list_tables) == INTERNAL
     assert "TableNames" in ddb.list_tables()
