@@ -230,17 +230,6 @@ class HttpProtocol(asyncio.Protocol):
         self.app.connections.drop(self)
         self.transport = self.sink = None
 
-    # what asyncio.Protocol would inherit: the peer's end of input closes the connection,
-    # and writes are not paced (a reply is whole when written)
-    def eof_received(self) -> None:
-        return None
-
-    def pause_writing(self) -> None:
-        pass
-
-    def resume_writing(self) -> None:
-        pass
-
     def data_received(self, data):
         """Feed the parser, keeping each request's head and body within their limits
         however the input is cut: the work and memory a request costs stay linear in its
