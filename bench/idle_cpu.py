@@ -62,15 +62,22 @@ def make_tables(ddb, count: int) -> None:
 def storage_of(engine: str, server: str | None):
     """The okura serve arguments of a fresh, empty storage."""
     if engine == "postgres":
-        name = f"okura_idle_{os.getpid()}_{time.monotonic_ns()}"
-        asyncio.run(_database(server, f'CREATE DATABASE "{name}"'))
-        try:
-            yield ["--postgres", f"{server}/{name}"]
-        finally:
-            asyncio.run(_database(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        with fresh_database(server, "okura_idle") as url:
+            yield ["--postgres", url]
         return
     with tempfile.TemporaryDirectory() as data:
         yield ["--memory"] if engine == "memory" else ["--data-dir", data]
+
+
+@contextlib.contextmanager
+def fresh_database(server: str | None, prefix: str):
+    """The URL of a new PostgreSQL database on `server`, dropped afterwards."""
+    name = f"{prefix}_{os.getpid()}_{time.monotonic_ns()}"
+    asyncio.run(_database(server, f'CREATE DATABASE "{name}"'))
+    try:
+        yield f"{server}/{name}"
+    finally:
+        asyncio.run(_database(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
 async def _database(server: str | None, statement: str) -> None:

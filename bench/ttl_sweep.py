@@ -28,7 +28,7 @@ sys.path[:0] = [os.path.join(HERE, ".."), os.path.join(HERE, "..", "tests", "uni
 from in_process import app_on  # noqa: E402
 from test_index_jobs import call  # noqa: E402
 
-from idle_cpu import _database  # noqa: E402
+from idle_cpu import fresh_database  # noqa: E402
 from okura.config import Settings  # noqa: E402
 from okura.core.ttl.sweeper import Sweeper  # noqa: E402
 
@@ -70,12 +70,8 @@ async def measure(settings: Settings, size: int) -> tuple[float, int, int, float
 @contextlib.contextmanager
 def settings_of(engine: str, server: str | None):
     if engine == "postgres":
-        name = f"okura_sweep_{os.getpid()}_{time.monotonic_ns()}"
-        asyncio.run(_database(server, f'CREATE DATABASE "{name}"'))
-        try:
-            yield Settings(postgres=f"{server}/{name}")
-        finally:
-            asyncio.run(_database(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        with fresh_database(server, "okura_sweep") as url:
+            yield Settings(postgres=url)
         return
     with tempfile.TemporaryDirectory() as data:
         yield Settings(memory=engine == "memory", data_dir=data)
