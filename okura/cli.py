@@ -91,6 +91,7 @@ def main(argv: list[str] | None = None) -> None:
     _backup_commands(commands)
     _transfer_commands(commands)
     _advise_command(commands)
+    _mcp_command(commands)
     args = vars(parser.parse_args(argv))
     command = args.pop("command")
     if command == "serve":
@@ -118,6 +119,10 @@ def main(argv: list[str] | None = None) -> None:
             "reads_per_second", "writes_per_second", "storage_gb", "stream_reads_per_second",
             "backup_gb", "replicas")})
         advise_command.run(rates=rates, **args)
+    elif command == "mcp":
+        from okura.mcp.server import run as run_mcp
+
+        run_mcp(**args)
 
 
 def _remote(verb):
@@ -212,3 +217,38 @@ def _advise_command(commands) -> None:
                        help="GetRecords calls per second outside Lambda triggers (default 0)")
     rates.add_argument("--backup-gb", type=float, help="on-demand backups kept, in GB")
     rates.add_argument("--replicas", type=int, help="other regions of a global table")
+
+
+def _mcp_command(commands) -> None:
+    """`okura mcp`: a Model Context Protocol server for coding agents (docs/mcp.md)."""
+    mcp = commands.add_parser(
+        "mcp", help="serve okura's tables, items, advisor, clock and faults to coding agents "
+                    "over the Model Context Protocol")
+    where = mcp.add_mutually_exclusive_group()
+    where.add_argument("--endpoint", metavar="URL",
+                       help="use the okura already running there (default: start one in "
+                            "this process, in memory unless --data-dir or --postgres)")
+    where.add_argument("--memory", action="store_true", default=None,
+                       help="the okura started keeps everything in memory (the default)")
+    where.add_argument("--data-dir", help="the okura started keeps its SQLite data here")
+    where.add_argument("--postgres", metavar="URL",
+                       help="the okura started keeps its data in this PostgreSQL database")
+    mcp.add_argument("--port", type=int,
+                     help="port of the okura started, for the application under test to "
+                          "share it (default: a free one; the agent is told which)")
+    mcp.add_argument("--seed", metavar="FILE",
+                     help="the okura started creates these tables and items first "
+                          "(docs/admin.md)")
+    mcp.add_argument("--throttling", choices=["off", "shadow", "enforce"],
+                     help="the okura started's throttling mode (default shadow)")
+    mcp.add_argument("--region", default="us-east-1", help="default us-east-1")
+    mcp.add_argument("--allow-writes", action="store_true",
+                     help="let the agent put, update and delete items (default: read-only)")
+    mcp.add_argument("--max-output", type=int, default=40_000, metavar="BYTES",
+                     help="bytes of JSON one tool call returns at most; pages of items are "
+                          "cut to fit (default 40000)")
+    mcp.add_argument("--http", type=int, metavar="PORT",
+                     help="serve MCP over streamable HTTP on this port (path /mcp) instead "
+                          "of stdio")
+    mcp.add_argument("--http-host", default="127.0.0.1",
+                     help="address of --http (default 127.0.0.1)")
