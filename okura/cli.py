@@ -120,9 +120,14 @@ def main(argv: list[str] | None = None) -> None:
             "backup_gb", "replicas")})
         advise_command.run(rates=rates, **args)
     elif command == "mcp":
+        from okura import config
         from okura.mcp.server import run as run_mcp
 
-        run_mcp(**args)
+        try:
+            run_mcp(**args)
+        except config.StartupError as error:  # the okura it starts: one line, as serve's
+            print(f"okura: {error}", file=sys.stderr)
+            raise SystemExit(2) from None
 
 
 def _remote(verb):
