@@ -2,7 +2,7 @@
 metrics, and the records of its stream."""
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Iterator
 
 from pydantic import Field
 
@@ -62,28 +62,31 @@ class Observe:
             return dumps({"Records": [], "Note": f"table {table_name} has no stream: "
                           "enable one with StreamSpecification (UpdateTable)"})
         shards = self.okura.stream_call("DescribeStream", StreamArn=arn)
+        cap = self.setup.max_output
         seen = dict(after or {})
         records: list = []
-        size = 0
+        size = len(dumps({"Records": [], "next": seen}))
         for shard in shards["StreamDescription"]["Shards"]:
-            if len(records) >= limit or size >= self.setup.max_output:
-                break
             shard_id = shard["ShardId"]
-            start = ({"ShardIteratorType": "AFTER_SEQUENCE_NUMBER",
-                      "SequenceNumber": seen[shard_id]} if shard_id in seen
-                     else {"ShardIteratorType": "TRIM_HORIZON"})
-            iterator = self.okura.stream_call("GetShardIterator", StreamArn=arn,
-                                              ShardId=shard_id, **start).get("ShardIterator")
-            while iterator and len(records) < limit and size < self.setup.max_output:
-                reply = self.okura.stream_call("GetRecords", ShardIterator=iterator,
-                                               Limit=limit - len(records))
-                if not reply["Records"]:
-                    break
-                for record in reply["Records"]:
-                    size += len(dumps(record))
-                    if records and size > self.setup.max_output:
-                        break
-                    records.append(record)
-                    seen[shard_id] = record["dynamodb"]["SequenceNumber"]
-                iterator = reply.get("NextShardIterator")
+            for record in self._records(arn, shard_id, seen.get(shard_id), limit):
+                number = record["dynamodb"]["SequenceNumber"]
+                size += len(dumps(record)) + 1 + len(dumps({shard_id: number}))
+                if len(records) == limit or (records and size > cap):
+                    return dumps({"Records": records, "next": seen})
+                records.append(record)
+                seen[shard_id] = number
         return dumps({"Records": records, "next": seen})
+
+    def _records(self, arn: str, shard_id: str, after: str | None,
+                 limit: int) -> Iterator[dict]:
+        """A shard's records after sequence number `after` (None: from its oldest)."""
+        start = ({"ShardIteratorType": "TRIM_HORIZON"} if after is None else
+                 {"ShardIteratorType": "AFTER_SEQUENCE_NUMBER", "SequenceNumber": after})
+        iterator = self.okura.stream_call("GetShardIterator", StreamArn=arn, ShardId=shard_id,
+                                          **start).get("ShardIterator")
+        while iterator:
+            reply = self.okura.stream_call("GetRecords", ShardIterator=iterator, Limit=limit)
+            if not reply["Records"]:
+                return
+            yield from reply["Records"]
+            iterator = reply.get("NextShardIterator")

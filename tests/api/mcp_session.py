@@ -3,6 +3,7 @@ synchronous tests: the client lives on an event loop of a thread of its own."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import socket
 import subprocess
@@ -32,12 +33,11 @@ class Session:
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._thread.start()
         self._stop: asyncio.Event | None = None
-        ready: asyncio.Future = self._loop.create_future()
+        ready: concurrent.futures.Future[Client] = concurrent.futures.Future()
         self._held = asyncio.run_coroutine_threadsafe(self._hold(ready), self._loop)
-        self.client: Client = asyncio.run_coroutine_threadsafe(
-            asyncio.wait_for(asyncio.shield(ready), 90), self._loop).result()
+        self.client = ready.result(90)
 
-    async def _hold(self, ready: asyncio.Future) -> None:
+    async def _hold(self, ready: concurrent.futures.Future) -> None:
         """Enter the client and keep it open until close(), in one task (anyio wants that)."""
         self._stop = asyncio.Event()
         try:
