@@ -1,5 +1,6 @@
-"""`okura mcp --http PORT`: the same server over streamable HTTP, reached by the SDK's
-client at http://127.0.0.1:PORT/mcp, here against an okura already running (--endpoint)."""
+"""`okura mcp` as a command: over streamable HTTP (`--http PORT`), reached by the SDK's
+client at http://127.0.0.1:PORT/mcp, here against an okura already running (--endpoint);
+and a start that fails."""
 from __future__ import annotations
 
 import subprocess
@@ -29,3 +30,14 @@ def test_mcp_over_streamable_http(tmp_path):
         process.terminate()
         process.wait(10)
         okura.stop()
+
+
+def test_a_start_up_mistake_is_one_line(tmp_path):
+    not_a_directory = tmp_path / "file"
+    not_a_directory.write_text("")
+    done = subprocess.run([sys.executable, "-m", "okura", "mcp", "--data-dir",
+                           str(not_a_directory)], cwd=ROOT, stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=90)
+    assert done.returncode == 2
+    assert done.stdout == ""  # stdout is the MCP channel
+    assert done.stderr.startswith("okura: ") and done.stderr.count("\n") == 1, done.stderr
