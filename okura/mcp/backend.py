@@ -2,9 +2,8 @@
 Streams APIs and the admin endpoints (/okura/..., docs/admin.md). So the same tools work on
 an okura `okura mcp` started itself and on one already running.
 
-The agent's DynamoDB JSON is sent as it is, signed with botocore's SigV4 signer (the usual
-AWS credentials when set, fake keys otherwise), and the reply comes back as DynamoDB sent
-it. boto3's client methods would put botocore's own checks and serialiser in between: a
+The agent's DynamoDB JSON is sent as it is, signed with botocore's SigV4 signer, and the
+reply comes back as DynamoDB sent it. boto3's client methods would put botocore's own checks and serialiser in between: a
 malformed value would fail there, with botocore's words, before DynamoDB saw it. Each call
 is made once, with no retries, so the agent sees what one request did (an injected fault, a
 throttle). Failures become the SDK's ToolError carrying DynamoDB's (or the admin endpoint's)
@@ -33,10 +32,13 @@ _DYNAMODB, _STREAMS = "DynamoDB_20120810.", "DynamoDBStreams_20120810."
 class Okura:
     """One okura endpoint, in one region."""
 
-    def __init__(self, endpoint: str, region: str):
+    def __init__(self, endpoint: str, region: str, own_keys: bool = False):
+        """`own_keys`: sign with the usual AWS credentials when there are some (an okura
+        running with --auth verifies them); else, as for an okura started here, with fake
+        ones, so that real keys are never sent where they are not needed."""
         self.endpoint = endpoint.rstrip("/")
         self.region = region
-        credentials = boto3.Session().get_credentials() or Credentials(
+        credentials = (boto3.Session().get_credentials() if own_keys else None) or Credentials(
             FAKE_KEYS["aws_access_key_id"], FAKE_KEYS["aws_secret_access_key"])
         self._signer = SigV4Auth(credentials, "dynamodb", region)
 

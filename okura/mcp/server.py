@@ -65,7 +65,8 @@ def run(endpoint: str | None, region: str, allow_writes: bool, max_output: int,
         http: int | None, http_host: str, **settings: Any) -> None:
     """`okura mcp` (docs/mcp.md)."""
     with _okura(endpoint, settings) as url:
-        app = build(Setup(Okura(url, region), allow_writes, max_output))
+        app = build(Setup(Okura(url, region, own_keys=bool(endpoint)), allow_writes,
+                          max_output))
         if http is None:
             app.run("stdio")
         else:
