@@ -56,8 +56,10 @@ DROP_CONSTRAINTS = {
 # The same for a shape wherever it is used: BatchGetItem's Keys per table.
 DROP_SHAPE_CONSTRAINTS = {"KeyList": ("max",)}
 # Top-level members that take a table name or an ARN: a name is held to the
-# table-name rules after the model's own checks pass.
+# table-name rules after the model's own checks pass, or, in the operations of
+# NAME_FIRST, before them, and then a bad name is reported alone (recorded responses).
 NAME_OR_ARN = ("TableName",)
+NAME_FIRST = ("CreateTable",)
 
 # Java regex constructs that Python's re spells differently.
 # (\p{Print} stands outside a character class in the model; the surrogate pair
@@ -169,6 +171,8 @@ def service_model(service: str) -> dict:
         names = [m for m in NAME_OR_ARN if members.get(m, {}).get("shape") == "TableArn"]
         if names:
             entry["name_or_arn"] = names
+            if op in NAME_FIRST:
+                entry["name_first"] = True
         drop = {m: keys for (o, m), keys in DROP_CONSTRAINTS.items() if o == op}
         if drop:
             entry["drop"] = drop

@@ -16,14 +16,17 @@ MAX_REQUEST_BYTES = 4 * 1024 * 1024
 
 async def handle(ctx: Context, body: dict) -> dict:
     actions: list[write_actions.Action] = []
-    refused: dict[int, errors.DynamoError] = {}
+    # DynamoDB names the first refused key only: every other action's reason is None,
+    # another refused one's too (issue 39, recorded)
+    refused: tuple[int, errors.DynamoError] | None = None
     for i, entry in enumerate(body["TransactItems"]):
         try:
             actions.append(await write_actions.from_request(ctx, entry))
         except write_actions.KeyRefused as refusal:
-            refused[i] = refusal.error
-    if refused:
-        raise errors.transaction_canceled([transactions.reason(refused.get(i))
+            refused = refused or (i, refusal.error)
+    if refused is not None:
+        first, error = refused
+        raise errors.transaction_canceled([transactions.reason(error if i == first else None)
                                            for i in range(len(body["TransactItems"]))])
     write_actions.check_unique(actions)
     if sum(sizes.item_size(action.change.key) for action in actions) > MAX_REQUEST_BYTES:

@@ -23,7 +23,9 @@ MAX_LISTED = 10  # the count covers every error; the list stops after ten (unver
 _MODEL = json.loads((Path(__file__).with_name("model.json")).read_text())
 
 # A table-name member that also takes an ARN: a name must follow these rules,
-# reported after the model's own checks pass, length before pattern (recorded responses).
+# reported after the model's own checks pass, length before pattern (recorded responses);
+# an operation marked name_first (CreateTable) reports a bad name alone, whatever else
+# is wrong (issue 39, recorded).
 _NAME_PATTERN = "[a-zA-Z0-9_.-]+"
 _NAME_RE = re.compile(_NAME_PATTERN)
 
@@ -31,13 +33,15 @@ _NAME_RE = re.compile(_NAME_PATTERN)
 class Shape:
     """One operation's input shape, compiled."""
 
-    __slots__ = ("name", "root", "shapes", "names")
+    __slots__ = ("name", "root", "shapes", "names", "name_first")
 
-    def __init__(self, name: str, root: StructureNode, shapes: dict, names: tuple[str, ...]):
+    def __init__(self, name: str, root: StructureNode, shapes: dict, names: tuple[str, ...],
+                 name_first: bool = False):
         self.name = name  # the operation's ("PutItem")
         self.root = root
         self.shapes = shapes
         self.names = names  # table-name members that also take an ARN
+        self.name_first = name_first  # a bad name is reported alone
 
     def check(self, body: Any) -> None:
         """Validate `body` (any JSON value: not a dict is a SerializationException);
@@ -47,9 +51,12 @@ class Shape:
         if type(body) is not dict:
             raise mismatch(body, None)
         errs: list[Violation] = []
-        self.root.check_inner(body, "", errs)
-        if not errs and self.names:
-            _check_names(self, body, errs)
+        self.root.check_inner(body, "", errs)  # raises at once for a wrongly typed member
+        if self.names and (self.name_first or not errs):
+            named: list[Violation] = []
+            _check_names(self, body, named)
+            if named:
+                errs = named
         if errs:
             raise _aggregate(errs, self.shapes)
 
@@ -60,7 +67,8 @@ def _compile(name: str, entry: dict, shapes: dict, memo: dict[str, Node]) -> Sha
     drop = entry.get("drop")
     if drop:
         root = _without(root, drop, shapes)
-    return Shape(name, root, shapes, tuple(entry.get("name_or_arn", ())))
+    return Shape(name, root, shapes, tuple(entry.get("name_or_arn", ())),
+                 entry.get("name_first", False))
 
 
 def _without(root: StructureNode, drop: dict, shapes: dict) -> StructureNode:

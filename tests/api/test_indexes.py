@@ -80,6 +80,13 @@ def test_sparse_index_and_moving_entries(ddb):
     assert ddb.scan(TableName=table, IndexName="byg")["Items"] == []
 
 
+def test_key_only_item_from_an_update_without_actions_is_not_indexed(ddb):
+    table = indexed_table(ddb, [gsi("byg", ("g", "HASH"))])
+    ddb.update_item(TableName=table, Key=item("p", "1"))  # creates the key alone
+    assert ddb.scan(TableName=table)["Items"] == [item("p", "1")]
+    assert ddb.scan(TableName=table, IndexName="byg")["Items"] == []
+
+
 def test_wrong_index_key_type_stores_nothing(ddb):
     table = indexed_table(ddb, [gsi("byg", ("g", "HASH"))], types={"g": "N"})
     ddb.put_item(TableName=table, Item=item("p", "1", g={"N": "1"}, v={"S": "old"}))

@@ -132,9 +132,55 @@ def test_update_creates_a_missing_item(ddb, sorted_table):
     assert ddb.get_item(TableName=sorted_table, Key=key)["Item"] == {**key, "v": {"N": "1"}}
 
 
-def test_update_without_actions_does_not_create_the_item(ddb, table):
-    # recorded from DynamoDB: only the key, no UpdateExpression and no AttributeUpdates
-    assert "Attributes" not in ddb.update_item(TableName=table, Key=KEY, ReturnValues="ALL_NEW")
+# Without an update action DynamoDB creates a missing item with its key alone (issue 39,
+# measured against recorded replies); REMOVEs alone create nothing (below).
+@pytest.mark.parametrize("params", [{}, {"AttributeUpdates": {}}])
+def test_update_without_actions_creates_the_key_only_item(ddb, sorted_table, params):
+    key = {"pk": {"S": "a"}, "sk": {"S": "b"}}
+    reply = ddb.update_item(TableName=sorted_table, Key=key, ReturnValues="ALL_NEW", **params)
+    assert reply["Attributes"] == key
+    assert ddb.get_item(TableName=sorted_table, Key=key, ConsistentRead=True)["Item"] == key
+
+
+@pytest.mark.parametrize("return_values", ["NONE", "ALL_OLD", "UPDATED_OLD", "UPDATED_NEW"])
+def test_update_without_actions_returns_no_attributes(ddb, table, return_values):
+    # nothing was there before, and no attribute was updated (UPDATED_*: unverified)
+    assert "Attributes" not in ddb.update_item(TableName=table, Key=KEY,
+                                               ReturnValues=return_values)
+    assert item(ddb, table) == KEY
+
+
+def test_update_without_actions_leaves_a_stored_item_as_it_is(ddb, stored):
+    assert ddb.update_item(TableName=stored, Key=KEY, ReturnValues="ALL_NEW")["Attributes"] == BASE
+    assert item(ddb, stored) == BASE
+
+
+@pytest.mark.parametrize("condition, values", [
+    ("attribute_not_exists(pk)", None),
+    ("pk <> :v", {":v": {"S": "a"}}),
+    ("(attribute_not_exists(pk))", None),
+    ("(pk <> :v)", {":v": {"S": "a"}}),
+    ("(attribute_not_exists(pk)) AND (pk <> :v)", {":v": {"S": "a"}}),
+])
+def test_update_without_actions_under_a_condition_on_the_key(ddb, table, condition, values):
+    params = {"ExpressionAttributeValues": values} if values else {}
+    reply = ddb.update_item(TableName=table, Key=KEY, ConditionExpression=condition,
+                            ReturnValues="ALL_NEW", **params)
+    assert reply["Attributes"] == KEY
+    assert item(ddb, table) == KEY
+    # judged against the stored item, not the key: false now that the item exists
+    assert fails(ddb.update_item, TableName=table, Key=KEY, ConditionExpression=condition,
+                 **params) == FAILED
+
+
+@pytest.mark.parametrize("condition, error", [
+    ("attribute_exists(pk)", FAILED),
+    ("((attribute_not_exists(pk)))", ("ValidationException", "Invalid ConditionExpression: "
+                                      "The expression has redundant parentheses;")),
+])
+def test_update_without_actions_refused_creates_nothing(ddb, table, condition, error):
+    assert fails(ddb.update_item, TableName=table, Key=KEY,
+                 ConditionExpression=condition) == error
     assert item(ddb, table) is None
 
 

@@ -161,9 +161,17 @@ def test_expected_in_with_values_of_mixed_types(ddb, item):
         INVALID + "AttributeValues inside AttributeValueList must be of same type")  # unverified
 
 
-def test_attribute_deletes_alone_create_no_item(ddb, table):
+# AttributeValueUpdate (API reference): on a missing item, "DELETE - Nothing happens;
+# there is no attribute to delete" (though an empty AttributeUpdates creates the item)
+@pytest.mark.parametrize("updates", [
+    {"a": {"Action": "DELETE"}},
+    {"a": {"Action": "DELETE", "Value": {"SS": ["x"]}}, "b": {"Action": "DELETE"}},
+])
+def test_attribute_deletes_alone_create_no_item(ddb, table, updates):
     key = {"pk": {"S": "absent"}}
-    ddb.update_item(TableName=table, Key=key, AttributeUpdates={"a": {"Action": "DELETE"}})
+    reply = ddb.update_item(TableName=table, Key=key, AttributeUpdates=updates,
+                            ReturnValues="ALL_NEW")
+    assert "Attributes" not in reply
     assert stored(ddb, table, key) is None
 
 

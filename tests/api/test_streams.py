@@ -131,6 +131,21 @@ def test_writes_that_change_nothing_write_no_record(ddb, streams):
     assert [r["eventName"] for r in read_all(streams, arn)] == ["INSERT"]
 
 
+def test_a_key_only_update_inserts_the_key_and_is_the_next_old_image(ddb, streams):
+    name, arn = stream_table(ddb)
+    key = {"pk": {"S": "k"}}
+    ddb.update_item(TableName=name, Key=key)  # no update action: creates the key alone
+    ddb.update_item(TableName=name, Key=key)  # the item is there: nothing changes
+    ddb.update_item(TableName=name, Key=key, UpdateExpression="SET v = :v",
+                    ExpressionAttributeValues={":v": {"N": "1"}})
+    inserted, modified = read_all(streams, arn)
+    assert inserted["eventName"] == "INSERT"
+    assert inserted["dynamodb"]["NewImage"] == key and "OldImage" not in inserted["dynamodb"]
+    assert modified["eventName"] == "MODIFY"
+    assert modified["dynamodb"]["OldImage"] == key
+    assert modified["dynamodb"]["NewImage"] == item("k", v=1)
+
+
 def test_update_item_and_transactions_write_records(ddb, streams):
     name, arn = stream_table(ddb)
     ddb.update_item(TableName=name, Key={"pk": {"S": "u"}}, UpdateExpression="SET v = :v",

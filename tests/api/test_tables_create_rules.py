@@ -82,6 +82,29 @@ def test_invalid_table_name_is_reported_at_table_name(ddb):
         "to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+")
 
 
+NAME_LENGTH = "Member must have length greater than or equal to 3"
+NAME_PATTERN = "Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+"
+
+
+@pytest.mark.parametrize("name, violations", [
+    ("x!", [NAME_LENGTH, NAME_PATTERN]),
+    ("ab", [NAME_LENGTH]),
+    ("a b", [NAME_PATTERN]),
+    ("a!" * 128, ["Member must have length less than or equal to 255", NAME_PATTERN]),
+])
+def test_invalid_table_name_is_reported_alone(ddb, name, violations):
+    # recorded (issue 39): whatever else is wrong, a bad name's violations alone, length first
+    code, message = create_error(
+        ddb, TableName=name, KeySchema=[{"AttributeName": "pk", "KeyType": "BAD"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "X"}],
+        BillingMode="BAD", StreamSpecification={"StreamEnabled": True, "StreamViewType": "X"})
+    count = len(violations)
+    assert (code, message) == ("ValidationException", f"{count} validation error"
+                               f"{'s' if count > 1 else ''} detected: " + "; ".join(
+                                   f"Value '{name}' at 'tableName' failed to satisfy "
+                                   f"constraint: {violation}" for violation in violations))
+
+
 def test_unused_definition_with_indexes(ddb):
     definitions = PK + [{"AttributeName": "g", "AttributeType": "S"},
                         {"AttributeName": "x", "AttributeType": "S"}]

@@ -142,6 +142,23 @@ def test_key_of_the_wrong_type_cancels(ddb, table, bad, alone):
         assert item(ddb, table, "a") is None
 
 
+def test_only_the_first_refused_key_has_a_reason(ddb, table):
+    # recorded (issue 39): later refused keys, and a condition that would fail, are None
+    ddb.put_item(TableName=table, Item={"pk": {"S": "a"}})
+    (code, message), reasons = cancelled(ddb, [
+        {"ConditionCheck": {"TableName": table, "Key": {"pk": {"S": "a"}},
+                            "ConditionExpression": "attribute_not_exists(pk)"}},
+        {"Put": {"TableName": table, "Item": {"pk": {"N": "1"}}}},
+        {"Delete": {"TableName": table, "Key": {"pk": {"B": b"x"}}}},
+        {"Put": {"TableName": table, "Item": {"pk": {"N": "2"}}}}])
+    assert code == "TransactionCanceledException"
+    assert message == CANCELLED + "[None, ValidationError, None, None]"
+    assert reasons == [{"Code": "None"},
+                       {"Code": "ValidationError", "Message": "One or more parameter values were "
+                        "invalid: Type mismatch for key pk expected: S actual: N"},
+                       {"Code": "None"}, {"Code": "None"}]
+
+
 def test_one_action_per_entry(server, table):
     reply = server.post("TransactWriteItems", {"TransactItems": [
         {**put(table, "a"), "Delete": {"TableName": table, "Key": {"pk": {"S": "a"}}}}]})

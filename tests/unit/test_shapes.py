@@ -165,6 +165,18 @@ def test_table_name_or_arn():
     shapes.of("PutItem").check({"TableName": "arn:aws:dynamodb:us-east-1:123456789012:table/t", "Item": KEY})
 
 
+def test_create_table_reports_a_bad_name_alone():
+    assert error("CreateTable", {"TableName": "", "BillingMode": "x", "ProvisionedThroughput": {}})[1] == (
+        "2 validation errors detected: "
+        f"Value '' at 'tableName' {C}Member must have length greater than or equal to 3; "
+        f"Value '' at 'tableName' {C}Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+")
+    # other operations report the name's rules only once the model's checks pass
+    assert error("PutItem", {"TableName": "ab", "Item": KEY, "ReturnValues": "x"})[1].startswith(
+        "1 validation error detected: Value 'x' at 'returnValues'")
+    # a wrongly typed member comes first
+    assert error("CreateTable", {"TableName": "x!", "BillingMode": 5})[0] == "SerializationException"
+
+
 @pytest.mark.parametrize("op, body, message", [
     ("GetItem", {"TableName": 5}, "NUMBER_VALUE cannot be converted to String"),
     ("GetItem", {"TableName": {}}, "Start of structure or map found where not expected"),

@@ -114,11 +114,11 @@ class Reading:
             key_rules.check_key(key, schema)
         except errors.DynamoError as error:
             assert error.message is not None  # key_rules' errors say what is wrong
-            if len(schema) == 1 and len(key) > 1 and schema[0][0] in key:
-                # recorded (the table has no sort key); its reason unverified
+            if key.keys() == {name for name, _ in schema}:
+                raise error  # recorded: a key of the wrong types says only that
+            if len(schema) == 1 and (query or schema[0][0] in key):
+                # recorded (the table has no sort key) up to the colon; the reason unverified
                 raise errors.validation(_EXCLUSIVE_INVALID + error.message) from None
-            if not query and key.keys() == {name for name, _ in schema}:
-                raise error  # recorded: a Scan's key of the wrong types says only that
             raise errors.validation(_START_INVALID.rstrip(": ") if query
                                     else _START_INVALID + error.message) from None
         return source.position(key)

@@ -66,16 +66,16 @@ def update_change(table: Table, key: dict, upd: expressions.UpdateExpression | N
                   changed: list[expressions.Path] | None = None) -> items.Change:
     """An update as UpdateItem and transactions decide it (the write path checks the new
     item's size as part of the decision, with the message of `too_large`). Without an
-    update action, or with only REMOVEs (or legacy DELETEs), an absent item stays absent
-    (recorded from DynamoDB). `must_exist` (PartiQL UPDATE)
-    refuses an absent item as a failed condition; `changed` collects the updated
-    paths (for ReturnValues UPDATED_OLD/UPDATED_NEW)."""
+    update action an absent item is created with its key alone; with only REMOVEs (or
+    legacy DELETEs) it stays absent (issue 39; AttributeValueUpdate's documentation).
+    `must_exist` (PartiQL UPDATE) refuses an absent item as a failed condition;
+    `changed` collects the updated paths (for ReturnValues UPDATED_OLD/UPDATED_NEW)."""
     def decide(old: dict | None) -> dict | None | items.Unchanged:
         if must_exist and old is None:
             raise errors.conditional_check_failed()
         condition_check(condition, body, old)
         if upd is None:
-            return items.UNCHANGED
+            return dict(key) if old is None else items.UNCHANGED
         if old is None and not (upd.sets or upd.adds or (upd.deletes and not upd.legacy)):
             return items.UNCHANGED  # removes (or legacy DELETEs) alone: nothing to create
         new, paths = expressions.apply_update(upd, dict(key) if old is None else old,
