@@ -115,6 +115,8 @@ class Guard:
             if authorization is None:  # nothing to go on as --auth off would
                 raise error if exchange[2].get(b"authorization") else \
                     errors.missing_authentication_token() from None
+            # a scope --auth off refuses is refused (with auth on, judged after the time)
+            sigv4.in_scope(authorization[0], exchange[2][b"authorization"].decode("latin-1"))
             self.refused("dynamodb:" + ctx.operation, "*", error.name, error.message or "")
             return
         ctx.identity = identity

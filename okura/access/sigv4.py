@@ -63,7 +63,8 @@ def parse(header: str | None, has_date: bool, algorithm_checked: bool = False) -
     """A request's Authorization header (`has_date`: the request has an X-Amz-Date or Date
     header), parsed once: the one reading of it, auth on or off. Raises DynamoDB's
     errors for a missing or malformed header in DynamoDB's order (`algorithm_checked`:
-    with auth on, the algorithm is checked after the members and before the scope)."""
+    with auth on, the algorithm is checked after the members and before the scope, and
+    the scope's service and region are judged after the request's time: `in_scope`)."""
     if not header:
         raise errors.missing_authentication_token()
     if has_date:
@@ -79,13 +80,15 @@ def parse(header: str | None, has_date: bool, algorithm_checked: bool = False) -
         raise errors.incomplete_signature(  # unverified
             f"Unsupported AWS 'algorithm': '{algorithm}'")
     credential, signed, signature = params["Credential"], params["SignedHeaders"], params["Signature"]
-    scope = _scope(credential, header)
+    scope = _scope(credential)
     head = f"{ALGORITHM} Credential={credential}, SignedHeaders={signed}"
     sdk_form = header == head + _SIGNATURE + signature and signature.isalnum() and \
         signature.isascii()
     parsed = Authorization(scope[0], scope[1], scope[2], "/".join(scope[1:]), signed,
                            head if sdk_form else "")
-    if sdk_form and has_date:
+    if not algorithm_checked:
+        in_scope(parsed, header)
+    if sdk_form and has_date and scope[3] == SERVICE and scope[2]:  # (a head kept is in scope)
         if len(_HEADS) >= _MAX_HEADS:
             _HEADS.clear()
         _HEADS[head] = parsed
@@ -116,20 +119,25 @@ def _params(authorization: str, has_date: bool) -> dict[str, str]:
     return params
 
 
-def _scope(credential: str, authorization: str) -> list[str]:
-    """keyid/date/region/service/aws4_request, split; Coral's texts, as users quote them
-    (the first from other services behind it)."""
+def _scope(credential: str) -> list[str]:
+    """keyid/date/region/service/aws4_request, split; Coral's text, as users quote it
+    (from other services behind it)."""
     scope = credential.split("/")
     if len(scope) != 5:
         raise errors.incomplete_signature(
             "Credential must have exactly 5 slash-delimited elements, e.g. "
             f"keyid/date/region/service/term, got '{credential}'")
-    if scope[3] != SERVICE:
+    return scope
+
+
+def in_scope(parts: Authorization, authorization: str) -> None:
+    """The credential scope names DynamoDB and a region, or raise (Coral's text, as users
+    quote it). With auth on it is judged after the request's time (DynamoDB's order)."""
+    if parts.scope.split("/")[2] != SERVICE:
         raise errors.invalid_signature(f"Credential should be scoped to correct service: '{SERVICE}'. ")
-    if not scope[2]:
+    if not parts.region:
         raise errors.incomplete_signature(
             f"Credential should be scoped to a valid region. Authorization={authorization}")  # unverified
-    return scope
 
 
 def _timestamp(text: str) -> float | None:
@@ -234,6 +242,7 @@ class Verifier:
                 f"Date must be in ISO-8601 'basic format'. Got '{amz_date}'. See "
                 "http://en.wikipedia.org/wiki/ISO_8601")
         _check_window(signed_at, amz_date, now)
+        in_scope(parts, headers[b"authorization"].decode("latin-1"))
         if parts.date != amz_date[:8]:
             raise errors.invalid_signature(  # Coral's text as users quote it
                 "Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date "
@@ -294,7 +303,7 @@ class Verifier:
             raise errors.incomplete_signature(  # unverified
                 f"Unsupported AWS 'algorithm': '{params['X-Amz-Algorithm']}'")
         credential = params["X-Amz-Credential"]
-        scope = _scope(credential, credential)
+        scope = _scope(credential)
         parts = Authorization(scope[0], scope[1], scope[2], "/".join(scope[1:]),
                               params["X-Amz-SignedHeaders"], "")
         amz_date = params["X-Amz-Date"]
@@ -312,6 +321,7 @@ class Verifier:
                 f"Signature expired: {amz_date} is now earlier than {_basic(now - int(expires))} "
                 f"({_basic(now)} - {int(expires)} sec.)")
         _check_window(signed_at, amz_date, now, past=False)
+        in_scope(parts, credential)
         pairs = sorted((quote(name, safe="-_.~"), quote(value, safe="-_.~"))
                        for name, value in params.items() if name != "X-Amz-Signature")
         canonical_query = "&".join(f"{name}={value}" for name, value in pairs).encode()

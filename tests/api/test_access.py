@@ -247,6 +247,37 @@ def test_signature_errors(enforced):
         400, "MissingAuthenticationTokenException")
 
 
+def _scoped(server: Server, stamp: str, scope: str, key: str = "AKIANOBODY") -> tuple[str, str]:
+    """A request at `stamp` signed (badly) with `key` for `scope`: its error's code and
+    message."""
+    reply = server.post("ListTables", {}, {
+        "X-Amz-Date": stamp, "Authorization": f"AWS4-HMAC-SHA256 Credential={key}/{scope}, "
+                                              "SignedHeaders=host;x-amz-date, Signature=abc"})
+    assert reply.status == 400
+    return reply.json["__type"].rpartition("#")[2], reply.json["message"]
+
+
+@pytest.mark.parametrize("hours, words", [(-2, "Signature expired: "),
+                                          (2, "Signature not yet current: ")])
+def test_time_is_judged_before_the_key_and_the_scope(enforced, hours, words):
+    """DynamoDB judges the request's time first: a request signed far in the past or the
+    future is refused for it whatever its access key and credential scope."""
+    signed = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(hours=hours)
+    stamp, day = signed.strftime("%Y%m%dT%H%M%SZ"), signed.strftime("%Y%m%d")
+    for scope in (f"{day}/us-east-1/s3/aws4_request", f"{day}//dynamodb/aws4_request",
+                  f"20200101/us-east-1/dynamodb/aws4_request",
+                  f"{day}/us-east-1/dynamodb/aws4_request"):
+        code, message = _scoped(enforced, stamp, scope)
+        assert code == "InvalidSignatureException" and message.startswith(words), (scope, message)
+    # within the window, the scope and then the key are judged
+    now = datetime.datetime.now(datetime.timezone.utc)
+    stamp, day = now.strftime("%Y%m%dT%H%M%SZ"), now.strftime("%Y%m%d")
+    assert _scoped(enforced, stamp, f"{day}/us-east-1/s3/aws4_request") == (
+        "InvalidSignatureException", "Credential should be scoped to correct service: 'dynamodb'. ")
+    assert _scoped(enforced, stamp, f"{day}/us-east-1/dynamodb/aws4_request") == (
+        "UnrecognizedClientException", "The security token included in the request is invalid.")
+
+
 def enforced_post(server: Server, headers: dict) -> tuple[int, bytes]:
     reply = server.post("ListTables", {}, headers)
     return reply.status, reply.raw
@@ -304,6 +335,12 @@ def test_warn_lets_everything_through_and_counts(tmp_path_factory):
         alice.put_item(TableName="tenants", Item={"pk": {"S": "t2"}})  # would be denied
         alice.put_item(TableName="tenants", Item={"pk": {"S": "t1"}})  # allowed
         client(server, "AKIAALICE", "wrong").list_tables()  # would be refused
+        # a scope for another service is refused, as with --auth off
+        now = datetime.datetime.now(datetime.timezone.utc)
+        assert _scoped(server, now.strftime("%Y%m%dT%H%M%SZ"),
+                       now.strftime("%Y%m%d") + "/us-east-1/s3/aws4_request", "AKIAALICE") == (
+            "InvalidSignatureException", "Credential should be scoped to correct service: "
+                                         "'dynamodb'. ")
         connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
         connection.request("GET", "/okura/clock")  # unsigned: would be refused
         assert connection.getresponse().status == 200
