@@ -345,6 +345,12 @@ def test_unknown_stream_and_shard(ddb, streams):
                                    ShardIteratorType="LATEST")
     assert error_of(excinfo) == ("ResourceNotFoundException",
                                  "Requested resource not found: Shard does not exist")
+    # a shard of another stream is not one of this stream's
+    other = only_shard(streams, stream_table(ddb)[1])
+    with pytest.raises(ClientError) as excinfo:
+        streams.get_shard_iterator(StreamArn=arn, ShardId=other, ShardIteratorType="LATEST")
+    assert error_of(excinfo) == ("ResourceNotFoundException",
+                                 "Requested resource not found: Shard does not exist")
 
 
 def test_a_stream_arn_must_be_one(ddb, streams):
@@ -390,6 +396,9 @@ def test_request_errors(ddb, streams):
     name, arn = stream_table(ddb)
     ddb.put_item(TableName=name, Item=item("a"))
     shard = only_shard(streams, arn)
+    start = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0][
+        "SequenceNumberRange"]["StartingSequenceNumber"]
+    missing = arn.rpartition("/stream/")[0] + "/stream/2000-01-01T00:00:00.000"
     cases = [
         (lambda: streams.get_shard_iterator(StreamArn=arn, ShardId=shard,
                                             ShardIteratorType="AT_SEQUENCE_NUMBER"),
@@ -398,6 +407,14 @@ def test_request_errors(ddb, streams):
                                             ShardIteratorType="AFTER_SEQUENCE_NUMBER",
                                             SequenceNumber="9" * 25),
          f"Invalid SequenceNumber {'9' * 25} for shard {shard}"),
+        *((lambda kind=kind: streams.get_shard_iterator(
+            StreamArn=arn, ShardId=shard, ShardIteratorType=kind, SequenceNumber=start),
+           f"Must not specify SequenceNumber when ShardIteratorType is {kind}")
+          for kind in ("TRIM_HORIZON", "LATEST")),
+        # judged before the stream is looked for
+        (lambda: streams.get_shard_iterator(StreamArn=missing, ShardId=shard,
+                                            ShardIteratorType="AFTER_SEQUENCE_NUMBER"),
+         "Must specify SequenceNumber when ShardIteratorType is AFTER_SEQUENCE_NUMBER"),
         (lambda: streams.get_records(ShardIterator="garbage"), "Invalid ShardIterator"),
         (lambda: streams.list_streams(Limit=101),
          "1 validation error detected: Value '101' at 'limit' failed to satisfy constraint: "

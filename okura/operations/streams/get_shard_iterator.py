@@ -13,9 +13,12 @@ _BY_NUMBER = ("AT_SEQUENCE_NUMBER", "AFTER_SEQUENCE_NUMBER")
 async def handle(ctx: Context, body: dict) -> dict:
     kind = body["ShardIteratorType"]
     number = body.get("SequenceNumber")
-    if kind in _BY_NUMBER and number is None:
-        raise errors.validation(
-            f"Must specify SequenceNumber when ShardIteratorType is {kind}")  # unverified
+    # a position by sequence number takes one, the others none (DynamoDB refuses both,
+    # before it looks for the stream)
+    if (kind in _BY_NUMBER) != (number is not None):
+        raise errors.validation(  # unverified wordings
+            f"Must specify SequenceNumber when ShardIteratorType is {kind}" if number is None
+            else f"Must not specify SequenceNumber when ShardIteratorType is {kind}")
     db = ctx.db
     trim = horizon(ctx)
     stream = await existing_stream(ctx, body["StreamArn"])
