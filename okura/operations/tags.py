@@ -9,10 +9,15 @@ from okura.operations.shared.table_rules import in_use
 from okura.operations.shared.table_settings import merged_tags
 
 
-async def _table(ctx: Context, arn: str) -> Table:
+async def _table(ctx: Context, arn: str, listed: list | None = None,
+                 none_listed: str = "") -> Table:
+    """The table `arn` names; `listed`: the tags or keys a change names, refused with
+    `none_listed` when empty (recorded texts, judged before the table is looked for)."""
     if not arn.startswith(arns.PREFIX):  # recorded, before the ARN's parts are read
         raise errors.validation(
             f"One or more parameter values were invalid: ARNs must start with 'arn:': {arn}")
+    if listed is not None and not listed:
+        raise errors.validation(none_listed)
     return await table_lookup.table_by_arn(ctx, arn)
 
 
@@ -24,18 +29,23 @@ async def _change_tags(ctx: Context, table: Table, tags: dict) -> None:
     await db.catalog.save(table, dict(table.doc, Tags=tags))
 
 
-async def tag_resource(ctx: Context, body: dict) -> dict:
-    table = await _table(ctx, body["ResourceArn"])
-    await _change_tags(ctx, table, merged_tags(table.doc.get("Tags", {}), body["Tags"]))
-    return {}
+async def tag_resource(ctx: Context, body: dict) -> bytes:
+    """An empty reply body, as DynamoDB's (the operation has no output)."""
+    tags = body["Tags"]
+    table = await _table(ctx, body["ResourceArn"], tags,
+                         "Atleast one Tag needs to be provided as Input.")
+    await _change_tags(ctx, table, merged_tags(table.doc.get("Tags", {}), tags))
+    return b""
 
 
-async def untag_resource(ctx: Context, body: dict) -> dict:
-    table = await _table(ctx, body["ResourceArn"])
-    removed = set(body["TagKeys"])
+async def untag_resource(ctx: Context, body: dict) -> bytes:
+    keys = body["TagKeys"]
+    table = await _table(ctx, body["ResourceArn"], keys,
+                         "Atleast one Tag Key needs to be provided as Input.")
+    removed = set(keys)
     await _change_tags(ctx, table, {key: value for key, value in
                                         table.doc.get("Tags", {}).items() if key not in removed})
-    return {}
+    return b""
 
 
 async def list_tags_of_resource(ctx: Context, body: dict) -> dict:

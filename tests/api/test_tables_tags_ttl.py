@@ -49,10 +49,33 @@ def test_create_table_with_too_many_tags_creates_nothing(ddb):
 
 
 def test_tag_and_untag_reply_with_an_empty_body(server, ddb, arn):
+    """The operations have no output: DynamoDB's reply body is empty."""
     tagged = server.post("TagResource", {"ResourceArn": arn, "Tags": [{"Key": "a", "Value": "b"}]})
-    assert (tagged.status, tagged.raw) == (200, b"{}")
+    assert (tagged.status, tagged.raw, tagged.headers["x-amz-crc32"]) == (200, b"", "0")
     untagged = server.post("UntagResource", {"ResourceArn": arn, "TagKeys": ["a"]})
-    assert (untagged.status, untagged.raw) == (200, b"{}")
+    assert (untagged.status, untagged.raw) == (200, b"")
+    assert ddb.list_tags_of_resource(ResourceArn=arn)["Tags"] == []
+
+
+def test_empty_tag_lists_are_refused(server, arn):
+    """Recorded: an empty Tags or TagKeys list is refused, before the table is looked for."""
+    missing = arn.rpartition("/")[0] + "/no-such-table"
+    for resource in (arn, missing):
+        for operation, body, message in (
+                ("TagResource", {"Tags": []}, "Atleast one Tag needs to be provided as Input."),
+                ("UntagResource", {"TagKeys": []},
+                 "Atleast one Tag Key needs to be provided as Input.")):
+            reply = server.post(operation, {"ResourceArn": resource, **body})
+            assert (reply.status, reply.json) == (400, {
+                "__type": "com.amazon.coral.validate#ValidationException", "message": message})
+
+
+def test_duplicate_tag_keys_are_refused(ddb, arn):
+    """Recorded: one key twice in a request is refused, and nothing of it is applied."""
+    assert failure(ddb.tag_resource, ResourceArn=arn, Tags=[
+        {"Key": "new", "Value": "1"}, {"Key": "dup", "Value": "1"}, {"Key": "dup", "Value": "2"}]) == (
+        "ValidationException", "Duplicate Tag Keys provided as input: Duplicate Tag Key found dup")
+    assert ddb.list_tags_of_resource(ResourceArn=arn)["Tags"] == []
 
 
 @pytest.mark.parametrize("key", ["a b\t", "ü+-=._:/9", "\u00e9t\u00e9"])
@@ -71,9 +94,9 @@ def test_tag_characters_refused(ddb, arn, bad):
 
 
 def test_reserved_tag_key(ddb, arn):
+    """Recorded, for TagResource and CreateTable alike."""
     assert failure(ddb.tag_resource, ResourceArn=arn, Tags=[{"Key": "aws:x", "Value": ""}]) == (
-        "ValidationException", "One or more parameter values were invalid: Tag keys starting "
-        "with 'aws:' are reserved for system use")
+        "ValidationException", "Tag Key cannot be prefixed with aws:, Key: aws:x")
 
 
 def test_tags_of_missing_table(ddb):

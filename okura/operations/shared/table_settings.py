@@ -72,6 +72,7 @@ def sse(spec: dict | None, region: str, account: str) -> dict:
 def merged_tags(current: dict, tags: list[dict]) -> dict:
     """`current` ({key: value}) with `tags` added or replaced, after DynamoDB's tag rules."""
     merged = dict(current)
+    named: set[str] = set()
     for tag in tags:
         key, value = tag["Key"], tag["Value"]
         if _TAG_TEXT.fullmatch(key) is None:
@@ -79,9 +80,11 @@ def merged_tags(current: dict, tags: list[dict]) -> dict:
         if _TAG_TEXT.fullmatch(value) is None:
             raise errors.validation(f"The Tag Value provided is invalid, Value: {value}")
         if key.startswith("aws:"):
+            raise errors.validation(f"Tag Key cannot be prefixed with aws:, Key: {key}")
+        if key in named:
             raise errors.validation(
-                "One or more parameter values were invalid: Tag keys starting with 'aws:' are "
-                "reserved for system use")  # unverified
+                f"Duplicate Tag Keys provided as input: Duplicate Tag Key found {key}")
+        named.add(key)
         merged[key] = value
     if len(merged) > MAX_TAGS:
         raise errors.validation(
