@@ -113,12 +113,17 @@ class Request(Context):
         self.local_address = local_address
 
     def address(self) -> str:
-        """host:port the client reached us at: its Host header, else our socket's address."""
-        host = self.headers.get("host")
-        if host:
-            return host
-        ip, port = self.local_address[:2]
-        return f"[{ip}]:{port}" if ":" in ip else f"{ip}:{port}"
+        return _address(self.headers, self.local_address)
+
+
+def _address(headers: dict, local_address) -> str:
+    """host:port the client reached us at: its Host header as sent, else our socket's
+    address."""
+    host = headers.get("host")
+    if host:
+        return host
+    ip, port = local_address[:2]
+    return f"[{ip}]:{port}" if ":" in ip else f"{ip}:{port}"
 
 
 @types.coroutine
@@ -401,9 +406,9 @@ class HttpProtocol(asyncio.Protocol):
             self._emit(lambda closing, error: _reply_bytes(
                 404, b"", closing, b"text/plain", request_id, cors), keep_alive)
             return
-        host = headers.get("host", "localhost")
-        if not host.endswith("]"):  # a port follows the name, or an IPv6 address's "]"
-            host = host.rpartition(":")[0] or host
+        # DynamoDB's names the endpoint reached, then a space: okura's, the Host header as
+        # sent (its port too)
+        host = _address(headers, self.local_address)
         self._emit(lambda closing, error: _reply_bytes(
             200, b"healthy: " + host.encode("latin-1") + b" ", closing, b"text/plain",
             request_id, self._cors(headers), method != b"HEAD"), keep_alive)

@@ -29,12 +29,16 @@ def test_error_reply_carries_crc32(server):
     assert int(reply.headers["x-amz-crc32"]) == zlib.crc32(reply.raw)
 
 
-def test_get_root_answers_healthy(server):
+@pytest.mark.parametrize("host", ["dynamodb.localhost:8000", "localhost", "127.0.0.1:8000",
+                                  "[::1]:8000", "[::1]", "Dynamodb.LOCALHOST:08000"])
+def test_get_root_answers_healthy(server, host):
+    """`healthy: `, the endpoint as the client named it (its Host header exactly as sent,
+    port included), and a space, as DynamoDB's endpoint answers."""
     connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
-    connection.request("GET", "/", headers={"Host": "dynamodb.localhost:8000"})
+    connection.request("GET", "/", headers={"Host": host})
     response = connection.getresponse()
     assert response.status == 200
-    assert response.read() == b"healthy: dynamodb.localhost "
+    assert response.read() == f"healthy: {host} ".encode()
 
 
 def test_gzip_request_body_is_accepted(server):
@@ -204,11 +208,14 @@ def test_head_reply_has_no_body(server):
     connection starts clean (the admin endpoints' too)."""
     received = raw_exchange(server, b"HEAD / HTTP/1.1\r\nHost: localhost\r\n\r\n"
                                     b"HEAD /okura/clock HTTP/1.1\r\nHost: localhost\r\n\r\n"
-                                    b"GET / HTTP/1.1\r\nHost: [::1]:80\r\n\r\n", b"healthy: [::1] ")
+                                    b"GET / HTTP/1.1\r\nHost: [::1]:80\r\n\r\n", b"healthy: [::1]:80 ")
     first, admin, last = received.split(b"HTTP/1.1 ")[1:]
     assert first.endswith(b"\r\n\r\n") and b"Content-Length: 19\r\n" in first
     assert admin.endswith(b"\r\n\r\n")
-    assert last.endswith(b"\r\n\r\nhealthy: [::1] ")
+    assert last.endswith(b"\r\n\r\nhealthy: [::1]:80 ")
+    # no Host header (HTTP/1.0): the address the client reached
+    expected = b"\r\n\r\nhealthy: 127.0.0.1:%d " % server.port
+    assert raw_exchange(server, b"GET / HTTP/1.0\r\n\r\n", expected).endswith(expected)
 
 
 def test_pages_on_localhost_may_call_the_api(server):
