@@ -45,6 +45,12 @@ _JSON = b"application/x-amz-json-1.0"
 _KEEP, _CLOSE = b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n"
 _CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 MAX_HEAD = 16 * 1024  # request line and headers: DynamoDB answers 400 past 16 KB
+# The request line alone: refused as a head too long is past this (unverified: the HTTP
+# servers' common default; DynamoDB's URLs are `/`, a presigned one's a few KB at most)
+MAX_LINE = 4096
+# AWS's answer, without a Content-Type, to a request for a path or method it does not
+# serve (recorded: 404, these 29 bytes)
+_UNKNOWN = b"<UnknownOperationException/>\n"
 # The bytes a request's body may take on the wire (chunk framing, trailers) before it is
 # refused: its decoded size is checked exactly once it is complete.
 MAX_WIRE = 2 * MAX_BODY
@@ -56,11 +62,12 @@ _FOLD = 64  # body pieces (chunks) kept apart before they are joined into one bu
 _PREFLIGHT = b"\r\nAccess-Control-Max-Age: 172800\r\nAccess-Control-Allow-Methods: "
 
 
-def _head(status: int, content_type: bytes) -> bytes:
+def _head(status: int, content_type: bytes | None) -> bytes:
     """A reply's status line and headers up to the length's value (every DynamoDB reply
-    says `Server: Server`, recorded)."""
-    return b"HTTP/1.1 %s\r\nServer: Server\r\nContent-Type: %s\r\nContent-Length: " % (
-        _STATUS.get(status) or str(status).encode(), content_type)
+    says `Server: Server`, recorded; `content_type` None: no Content-Type)."""
+    kind = b"" if content_type is None else b"Content-Type: %s\r\n" % content_type
+    return b"HTTP/1.1 %s\r\nServer: Server\r\n%sContent-Length: " % (
+        _STATUS.get(status) or str(status).encode(), kind)
 
 
 _JSON_HEADS = {status: _head(status, _JSON) for status in _STATUS}  # formatted once
@@ -331,6 +338,9 @@ class HttpProtocol(asyncio.Protocol):
                 self._refuse(host, keep_alive)
                 return
             if url != b"/":  # DynamoDB's requests go to "/": one comparison on their path
+                if len(method) + len(url) + 10 > MAX_LINE:  # "<method> <url> HTTP/1.1"
+                    self._fail_connection(400)
+                    return
                 if method == b"OPTIONS" and "origin" in headers:
                     self._other_method(method, url, headers, keep_alive)
                     return
@@ -342,6 +352,9 @@ class HttpProtocol(asyncio.Protocol):
                 if url.startswith(lambda_api.PREFIX):
                     self._own(lambda_api.handle(self.app, method, url, headers, body),
                               b"application/json", method, headers, keep_alive)
+                    return
+                if method == b"POST" and url.partition(b"?")[0] != b"/":  # (a presigned
+                    self._unknown(method, headers, keep_alive)  # request's query is fine)
                     return
             if method != b"POST":
                 path = url.partition(b"?")[0]
@@ -382,8 +395,8 @@ class HttpProtocol(asyncio.Protocol):
         self._start_queued()
 
     def _other_method(self, method: bytes, path: bytes, headers: dict, keep_alive: bool) -> None:
-        """A browser's CORS preflight, or the health check DynamoDB answers a GET of `/`
-        with."""
+        """A browser's CORS preflight, the health check DynamoDB answers a GET of `/`
+        with, or DynamoDB's answer to anything else."""
         request_id = next(self.app.request_ids)
         if method == b"OPTIONS" and "origin" in headers:
             cors = self._cors(headers, path.startswith(admin.PREFIX))
@@ -399,12 +412,8 @@ class HttpProtocol(asyncio.Protocol):
                     cors, _PREFLIGHT, methods.encode("latin-1"), allowed.encode("latin-1"))),
                 keep_alive)
             return
-        if path != b"/" and method in (b"GET", b"HEAD"):
-            # DynamoDB answers a GET elsewhere than `/` with a 4xx (recorded); okura's is
-            # 404 with an empty body (the status and body are okura's choice)
-            cors = self._cors(headers)
-            self._emit(lambda closing, error: _reply_bytes(
-                404, b"", closing, b"text/plain", request_id, cors), keep_alive)
+        if path != b"/" or method not in (b"GET", b"HEAD"):
+            self._unknown(method, headers, keep_alive)
             return
         # DynamoDB's names the endpoint reached, then a space: okura's, the Host header as
         # sent (its port too)
@@ -412,6 +421,13 @@ class HttpProtocol(asyncio.Protocol):
         self._emit(lambda closing, error: _reply_bytes(
             200, b"healthy: " + host.encode("latin-1") + b" ", closing, b"text/plain",
             request_id, self._cors(headers), method != b"HEAD"), keep_alive)
+
+    def _unknown(self, method: bytes, headers: dict, keep_alive: bool) -> None:
+        """A request that is no API call (another path, another method): answered as AWS's
+        front answers a route it does not know (recorded), and the connection goes on."""
+        request_id, cors = next(self.app.request_ids), self._cors(headers)
+        self._emit(lambda closing, error: _reply_bytes(
+            404, _UNKNOWN, closing, None, request_id, cors, method != b"HEAD"), keep_alive)
 
     def _cors(self, headers: dict, admin: bool = False) -> bytes:
         """The CORS header lines of a reply: for a browser's request (it names its origin)

@@ -323,23 +323,62 @@ def test_every_reply_names_the_server(server):
     assert server.post("Nope", {}).headers["server"] == "Server"
 
 
-def test_get_on_another_path_is_not_found(server):
-    """Only `/` answers the health check; GET or HEAD elsewhere is a 404 (DynamoDB answers
-    a 4xx, recorded; okura's is 404 with an empty body). /okura/... and /metrics are
-    okura's own and still answer."""
-    for method in ("GET", "HEAD"):
-        for path in ("/nothing", "/favicon.ico", "//", "/okura", "/metricsx"):
-            connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
-            connection.request(method, path)
-            response = connection.getresponse()
-            assert (response.status, response.read()) == (404, b""), (method, path)
-            assert response.getheader("Server") == "Server"
-            connection.close()
-    for path, status in (("/", 200), ("/metrics", 200), ("/okura/clock", 200)):
-        connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
-        connection.request("GET", path)
-        assert connection.getresponse().status == status, path
+UNKNOWN = b"<UnknownOperationException/>\n"
+
+
+def _sent(server, method: str, path: str, body: bytes | None = None,
+          headers: dict | None = None) -> tuple[int, dict, bytes]:
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+    try:
+        connection.request(method, path, body, headers or {})
+        response = connection.getresponse()
+        return response.status, dict(response.getheaders()), response.read()
+    finally:
         connection.close()
+
+
+def test_other_paths_and_methods_are_unknown(server):
+    """Only `/` answers the health check (GET, HEAD) and the API (POST); any other path or
+    method gets AWS's answer for a route it does not serve (recorded: 404, no Content-Type,
+    these 29 bytes), POST included: a signed API call to another path is not run.
+    /okura/... and /metrics are okura's own and still answer."""
+    for method in ("GET", "HEAD", "PUT", "DELETE", "PATCH", "OPTIONS"):
+        for path in ("/", "/nothing", "/favicon.ico", "//", "/okura", "/metricsx"):
+            if path == "/" and method in ("GET", "HEAD"):
+                continue
+            status, headers, body = _sent(server, method, path)
+            assert (status, body) == (404, b"" if method == "HEAD" else UNKNOWN), (method, path)
+            assert "Content-Type" not in headers and headers["Content-Length"] == "29"
+            assert headers["Server"] == "Server" and headers["x-amz-crc32"] == "3552371480"
+    table = {"TableName": "made-by-a-stray-post", "BillingMode": "PAY_PER_REQUEST",
+             "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}],
+             "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "S"}]}
+    signed = {"X-Amz-Target": "DynamoDB_20120810.CreateTable",
+              "Content-Type": "application/x-amz-json-1.0", "X-Amz-Date": "20260101T000000Z",
+              "Authorization": "AWS4-HMAC-SHA256 Credential=A/20260101/us-east-1/dynamodb/"
+                               "aws4_request, SignedHeaders=host, Signature=x"}
+    for path in ("/garbage", "/garbage?x=1", "//", "/metrics", "/console/"):
+        assert _sent(server, "POST", path, json.dumps(table).encode(), signed)[::2] == (
+            404, UNKNOWN), path
+    assert "made-by-a-stray-post" not in server.client().list_tables()["TableNames"]
+    # a query on `/` is still the API's (presigned requests carry theirs)
+    listed = _sent(server, "POST", "/?x=1", b"{}", dict(signed, **{
+        "X-Amz-Target": "DynamoDB_20120810.ListTables"}))
+    assert listed[0] == 200 and "TableNames" in json.loads(listed[2])
+    for path, status in (("/", 200), ("/metrics", 200), ("/okura/clock", 200)):
+        assert _sent(server, "GET", path)[0] == status, path
+
+
+def test_a_request_line_too_long_is_refused(server):
+    """A request line past 4,096 bytes is refused as a head past 16 KB is (400, the
+    connection closed); one within it is answered."""
+    line = b"POST /%s HTTP/1.1\r\nHost: localhost\r\nContent-Length: 2\r\n" + SIGNED + b"\r\n{}"
+    fits = b"a" * (4096 - len(b"POST / HTTP/1.1"))
+    assert raw_exchange(server, line % fits, UNKNOWN).startswith(b"HTTP/1.1 404 ")
+    # read till the server closes the connection: the GET behind is never answered
+    refused = raw_exchange(server, line % (fits + b"a") + b"GET / HTTP/1.1\r\n\r\n", b"\0")
+    assert refused.startswith(b"HTTP/1.1 400 ") and b"Connection: close" in refused
+    assert refused.count(b"HTTP/1.1 ") == 1 and refused.endswith(b"Malformed HTTP request\"}")
 
 
 def _big_item(server, table) -> dict:
