@@ -28,7 +28,8 @@ from okura.server.background import duties
 from okura.server.browsers import Browsers
 from okura.server.connections import Connections, connection_limit, file_limit
 from okura.server.guarded import GuardedProtocol, guard_app, identities_of
-from okura.server.http import HttpProtocol, Outbox, Request, decode_body, request_ids
+from okura.server.http import HttpProtocol, Outbox, Request, decode_body
+from okura.server.replies import request_ids
 from okura.server.router import ROUTES, Operation, Performer, perform
 from okura.shapes.nodes import mismatch
 from okura.triggers.duty import Triggers, check_triggers

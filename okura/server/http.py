@@ -9,14 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 import types
-import zlib
 from collections import deque
 from functools import partial
-from email.utils import formatdate
-from itertools import count
-from random import SystemRandom
 from typing import TYPE_CHECKING, Any, Callable
 
 import httptools
@@ -29,20 +24,14 @@ from okura.core.faults import DropConnection, service_unavailable
 from okura.last_resort import log_unexpected
 from okura.server import admin, console, lambda_api, prometheus
 from okura.server.codings import (  # decode_body: app.py takes it from here
-    COMPRESS_OVER, MAX_BODY, accepted, compress, decode_body)
+    COMPRESS_OVER, MAX_BODY, decode_body)
+from okura.server.replies import JSON, compressed, reply_bytes
 
 if TYPE_CHECKING:
     from okura.server.app import App
 
 log = logging.getLogger("okura.server")
 
-_REQUEST_ID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-_STATUS = {200: b"200 OK", 202: b"202 Accepted", 400: b"400 Bad Request", 403: b"403 Forbidden",
-           404: b"404 Not Found", 405: b"405 Method Not Allowed", 409: b"409 Conflict",
-           413: b"413 Request Entity Too Large", 500: b"500 Internal Server Error",
-           503: b"503 Service Unavailable"}
-_JSON = b"application/x-amz-json-1.0"
-_KEEP, _CLOSE = b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n"
 _CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 MAX_HEAD = 16 * 1024  # request line and headers: DynamoDB answers 400 past 16 KB
 # The request line alone: refused as a head too long is past this (unverified: the HTTP
@@ -62,15 +51,6 @@ _FOLD = 64  # body pieces (chunks) kept apart before they are joined into one bu
 _PREFLIGHT = b"\r\nAccess-Control-Max-Age: 172800\r\nAccess-Control-Allow-Methods: "
 
 
-def _head(status: int, content_type: bytes | None) -> bytes:
-    """A reply's status line and headers up to the length's value (every DynamoDB reply
-    says `Server: Server`, recorded; `content_type` None: no Content-Type)."""
-    kind = b"" if content_type is None else b"Content-Type: %s\r\n" % content_type
-    return b"HTTP/1.1 %s\r\nServer: Server\r\n%sContent-Length: " % (
-        _STATUS.get(status) or str(status).encode(), kind)
-
-
-_JSON_HEADS = {status: _head(status, _JSON) for status in _STATUS}  # formatted once
 # The only request headers okura reads; the rest are skipped without decoding.
 _WANTED = {name.encode(): name for name in (
     "x-amz-target", "authorization", "x-amz-date", "date", "content-encoding", "host",
@@ -87,17 +67,6 @@ _SPELLED: dict[bytes, str | bool] = {
                      b"X-Amz-Security-Token", b"x-amz-security-token"), "")}
 
 
-def request_ids():
-    """DynamoDB-style 52-character request ids (ASCII bytes): a random per-process
-    prefix and a counter, unique across processes without a random draw per request."""
-    prefix = "".join(SystemRandom().choice(_REQUEST_ID_ALPHABET) for _ in range(40)).encode()
-    for n in count():
-        yield b"%s%012X" % (prefix, n)  # hexadecimal: cheaper to format than decimal
-
-
-# The HTTP Date header's value and the second it was formatted for: formatted once per
-# second by _reply_bytes (inlined there: every reply passes).
-_http_date: list = [-1, b""]
 
 
 class Request(Context):
@@ -401,12 +370,12 @@ class HttpProtocol(asyncio.Protocol):
         if method == b"OPTIONS" and "origin" in headers:
             cors = self._cors(headers, path.startswith(admin.PREFIX))
             if not cors:  # an origin that may not: no leave, a refusal (okura's choice)
-                self._emit(lambda closing, error: _reply_bytes(
+                self._emit(lambda closing, error: reply_bytes(
                     403, b"", closing, b"text/plain", request_id), keep_alive)
                 return
             methods = headers.get("access-control-request-method", "GET, POST, OPTIONS")
             allowed = headers.get("access-control-request-headers", "*")
-            self._emit(lambda closing, error: _reply_bytes(
+            self._emit(lambda closing, error: reply_bytes(
                 200, b"", closing, b"text/plain", request_id,
                 b"%s%s%s\r\nAccess-Control-Allow-Headers: %s" % (
                     cors, _PREFLIGHT, methods.encode("latin-1"), allowed.encode("latin-1"))),
@@ -418,7 +387,7 @@ class HttpProtocol(asyncio.Protocol):
         # DynamoDB's names the endpoint reached, then a space: okura's, the Host header as
         # sent (its port too)
         host = _address(headers, self.local_address)
-        self._emit(lambda closing, error: _reply_bytes(
+        self._emit(lambda closing, error: reply_bytes(
             200, b"healthy: " + host.encode("latin-1") + b" ", closing, b"text/plain",
             request_id, self._cors(headers), method != b"HEAD"), keep_alive)
 
@@ -426,7 +395,7 @@ class HttpProtocol(asyncio.Protocol):
         """A request that is no API call (another path, another method): answered as AWS's
         front answers a route it does not know (recorded), and the connection goes on."""
         request_id, cors = next(self.app.request_ids), self._cors(headers)
-        self._emit(lambda closing, error: _reply_bytes(
+        self._emit(lambda closing, error: reply_bytes(
             404, _UNKNOWN, closing, None, request_id, cors, method != b"HEAD"), keep_alive)
 
     def _cors(self, headers: dict, admin: bool = False) -> bytes:
@@ -439,14 +408,14 @@ class HttpProtocol(asyncio.Protocol):
         status, message = self.app.browsers.host_refusal(host)
         body = errors.access_denied(message).body()
         request_id = next(self.app.request_ids)
-        self._emit(lambda closing, error: _reply_bytes(
-            status, body, closing, _JSON, request_id), keep_alive)
+        self._emit(lambda closing, error: reply_bytes(
+            status, body, closing, JSON, request_id), keep_alive)
 
     def _page(self, page: tuple[int, bytes, bytes], method: bytes, keep_alive: bool) -> None:
         """One of the console's files (server/console.py)."""
         status, body, content_type = page
         request_id = next(self.app.request_ids)
-        self._emit(lambda closing, error: _reply_bytes(
+        self._emit(lambda closing, error: reply_bytes(
             status, body, closing, content_type, request_id, console.HEADERS,
             method != b"HEAD"), keep_alive)
 
@@ -472,8 +441,8 @@ class HttpProtocol(asyncio.Protocol):
         # (status, body) or (status, body, more header lines)
         request_id, extra = next(self.app.request_ids), cors + b"".join(more)
         if len(reply) > COMPRESS_OVER:
-            reply, extra = _compressed(headers, reply, extra)
-        self._emit(lambda closing, error: _reply_bytes(
+            reply, extra = compressed(headers, reply, extra)
+        self._emit(lambda closing, error: reply_bytes(
             status, reply, closing, content_type, request_id, extra,
             method != b"HEAD"), keep_alive)
         self._start_queued()
@@ -539,8 +508,8 @@ class HttpProtocol(asyncio.Protocol):
     def _fail_connection(self, status):
         error = _CONNECTION_ERRORS.get(status, _malformed)()
         request_id, cors = next(self.app.request_ids), self._cors(self.headers)
-        self._emit(lambda closing, commit_error: _reply_bytes(
-            error.status, error.body(), closing, _JSON, request_id, cors), False)
+        self._emit(lambda closing, commit_error: reply_bytes(
+            error.status, error.body(), closing, JSON, request_id, cors), False)
 
     def quiet(self) -> bool:
         """No whole request since the last idle sweep, and no reply of ours due."""
@@ -585,30 +554,7 @@ def _api_reply(request, result, extra: bytes, closing: bool, commit_error) -> by
         error = errors.internal_server_error()
         status, body = error.status, error.body()
     if len(body) > COMPRESS_OVER:
-        body, extra = _compressed(request.headers, body, extra)
-    return _reply_bytes(status, body, closing, _JSON, request.request_id, extra)
+        body, extra = compressed(request.headers, body, extra)
+    return reply_bytes(status, body, closing, JSON, request.request_id, extra)
 
 
-def _compressed(headers: dict, body: bytes, extra: bytes) -> tuple[bytes, bytes]:
-    """A long reply, compressed when the client accepts gzip or deflate: its body and header
-    lines. x-amz-crc32 is then of the compressed bytes, as DynamoDB computes it (the SDKs
-    check the bytes received before they inflate them)."""
-    accept = headers.get("accept-encoding")
-    coding = accepted(accept) if accept else None
-    if coding is None:
-        return body, extra
-    return compress(coding, body), extra + b"\r\nContent-Encoding: " + coding
-
-
-def _reply_bytes(status, body, closing, content_type, request_id, extra=b"", with_body=True):
-    """Every reply carries a request id and the body's CRC32, as DynamoDB's API replies
-    do; the health check and admin replies share the one format. `extra`: more header
-    lines; a reply to HEAD (not `with_body`) says the length of a body it leaves out."""
-    head = (_JSON_HEADS.get(status) if content_type is _JSON else None) or _head(
-        status, content_type)
-    now = int(time.time())
-    if now != _http_date[0]:
-        _http_date[:] = now, formatdate(now, usegmt=True).encode()
-    return b"%s%d\r\nDate: %s\r\nx-amzn-RequestId: %s\r\nx-amz-crc32: %d%s%s%s" % (
-        head, len(body), _http_date[1], request_id, zlib.crc32(body), extra,
-        _CLOSE if closing else _KEEP, body if with_body else b"")
