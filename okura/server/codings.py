@@ -39,6 +39,8 @@ def _inflate(body: memoryview, wbits: int) -> bytes:
     copies into `unused_data` at a member's end is at most twice what the member took:
     work linear in the body however many members it holds (handed the whole rest at
     once, 16 MB of empty gzip members took minutes)."""
+    if not body:  # not one member: truncated before its header, undecodable as any other
+        raise errors.internal_server_error()
     inflated: list[bytes] = []
     size, at, end = 0, 0, len(body)
     for _ in range(MAX_MEMBERS):

@@ -59,8 +59,10 @@ _WANTED = {name.encode(): name for name in (
 # Header names as SDKs spell them, looked up before lower-casing: what they stand for
 # ("": not read; False: Content-Length, checked as it arrives and kept out of the
 # headers, whose dict a sixth entry would grow: +2,900 instructions a GetItem).
+# Accept-Encoding takes the unusual way: a list a client may send in several lines.
 _SPELLED: dict[bytes, str | bool] = {
-    **_WANTED, **{name.title(): wanted for name, wanted in _WANTED.items()},
+    **{spelled: wanted for name, wanted in _WANTED.items() if wanted != "accept-encoding"
+       for spelled in (name, name.title())},
     b"Content-Length": False, b"content-length": False,
     **dict.fromkeys((b"User-Agent", b"user-agent", b"Connection", b"Accept",
                      b"amz-sdk-invocation-id", b"amz-sdk-request",
@@ -263,7 +265,10 @@ class HttpProtocol(asyncio.Protocol):
     def _unusual_header(self, name: bytes, value: bytes) -> None:
         wanted = _WANTED.get(name)
         if wanted is not None:
-            self.headers[wanted] = value.decode("latin-1")
+            text = value.decode("latin-1")
+            if wanted == "accept-encoding" and wanted in self.headers:  # a list in several
+                text = self.headers[wanted] + ", " + text                # lines is one list
+            self.headers[wanted] = text
         elif name == b"content-length":
             self._announced(value)
         elif (name == b"expect" and value.lower() == b"100-continue" and self.transport

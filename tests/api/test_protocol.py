@@ -304,6 +304,21 @@ def test_undecodable_body_is_an_internal_error_and_not_run(server, table):
     assert got.status == 200 and got.json == {}
 
 
+@pytest.mark.parametrize("encoding", ["gzip", "deflate"])
+def test_a_body_that_decodes_to_nothing(server, encoding):
+    """No bytes at all are no gzip member nor zlib stream: undecodable, InternalServerError
+    as a truncated body is; a stream that inflates to nothing is an empty body, which
+    DynamoDB cannot parse (SerializationException, no message)."""
+    reply = server.post("ListTables", b"", headers={"Content-Encoding": encoding})
+    assert (reply.status, reply.json) == (500, INTERNAL_ERROR)
+    nothing = (gzip.compress if encoding == "gzip" else zlib.compress)(b"")
+    reply = server.post("ListTables", nothing, headers={"Content-Encoding": encoding})
+    assert (reply.status, reply.json) == (400, {
+        "__type": "com.amazon.coral.service#SerializationException"})
+    assert (reply.status, reply.json) == (lambda r: (r.status, r.json))(
+        server.post("ListTables", b""))
+
+
 def test_every_reply_names_the_server(server):
     """DynamoDB's replies all carry `Server: Server` (recorded)."""
     received = raw_exchange(server, b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n"
@@ -414,6 +429,33 @@ def test_large_replies_are_compressed_when_the_client_accepts(server, table, acc
     small = server.post("GetItem", {"TableName": table, "Key": {"pk": {"S": "small"}}},
                         headers={"Accept-Encoding": accepted})
     assert "content-encoding" not in small.headers and small.json == {"Item": {"pk": {"S": "small"}}}
+
+
+@pytest.mark.parametrize("lines, coding", [
+    (["identity;q=0.5", "gzip"], "gzip"), (["identity", "gzip"], None),
+    (["gzip", "identity;q=0"], "gzip"), (["identity;q=0.9", "gzip;q=0.8"], None),
+    (["gzip;q=0.5", "deflate"], "deflate"), (["deflate;q=0.1", "gzip;q=0.2, br"], "gzip"),
+    (["gzip;q=0", "deflate;q=0"], None), (["br", "*"], "gzip")])
+def test_accept_encoding_in_several_lines_is_one_list(server, table, lines, coding):
+    """Accept-Encoding sent in several header lines is one list (RFC 9110, 5.3): the
+    coding is chosen from all of them."""
+    expected = _big_item(server, table)
+    head = (b"POST / HTTP/1.1\r\nHost: localhost\r\nX-Amz-Target: DynamoDB_20120810.GetItem\r\n"
+            b"X-Amz-Date: 20260101T000000Z\r\nAuthorization: AWS4-HMAC-SHA256 "
+            b"Credential=A/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, "
+            b"Signature=x\r\n")
+    body = json.dumps({"TableName": table, "Key": {"pk": {"S": "big"}}}).encode()
+    accept = b"".join(b"Accept-Encoding: %s\r\n" % line.encode() for line in lines)
+    received = raw_exchange(server, head + accept + b"Content-Length: %d\r\n\r\n" % len(body)
+                            + body + b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n",
+                            b"healthy: localhost ")
+    reply = received.split(b"HTTP/1.1 ")[1]
+    head_lines, _, raw = reply.partition(b"\r\n\r\n")
+    headers = dict(line.split(b": ", 1) for line in head_lines.split(b"\r\n")[1:])
+    assert headers.get(b"Content-Encoding") == (coding and coding.encode())
+    raw = raw[:int(headers[b"Content-Length"])]
+    plain = {"gzip": gzip.decompress, "deflate": zlib.decompress, None: bytes}[coding](raw)
+    assert json.loads(plain) == expected
 
 
 def test_preflight_echoes_the_requested_method_and_headers(server):
