@@ -39,10 +39,10 @@ class GuardedProtocol(HttpProtocol):
         raw = self.raw
         raw[name] = raw[name] + b"," + value if name in raw else value
         wanted = _WANTED.get(name)
-        if wanted is not None:
+        if wanted is not None and wanted != "accept-encoding":
             self.headers[wanted] = value.decode("latin-1")
-        elif name == b"expect" or name == b"content-length":
-            self._unusual_header(name, value)
+        elif wanted is not None or name == b"expect" or name == b"content-length":
+            self._unusual_header(name, value)  # (Accept-Encoding's lines joined there)
 
     def on_message_complete(self):
         self.headers[RAW] = (self.parser.get_method(), self.url, self.raw, self.peer, self.secure)

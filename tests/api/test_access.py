@@ -4,6 +4,7 @@ table-name patterns, admin endpoints."""
 from __future__ import annotations
 
 import datetime
+import gzip
 import http.client
 import json
 import re
@@ -301,6 +302,37 @@ def test_presigned_request(enforced):
                               sent=b'{"Limit": 1}')
     assert (status, json.loads(raw)["__type"].rpartition("#")[2]) == (
         400, "InvalidSignatureException")
+
+
+def test_accept_encoding_lines_are_one_list(enforced):
+    """With auth on too, Accept-Encoding sent in several lines is one list (signed as SigV4
+    joins them): the reply is compressed as the list asks."""
+    item = {"pk": {"S": "t1"}, "sk": {"S": "big"}, "data": {"S": "okura " * 1000}}
+    client(enforced, "AKIAADMIN").put_item(TableName="tenants", Item=item)
+    body = json.dumps({"TableName": "tenants", "Key": {"pk": item["pk"], "sk": item["sk"]}}).encode()
+    request = AWSRequest(method="POST", url=enforced.url + "/", data=body, headers={
+        "Content-Type": "application/x-amz-json-1.0", "X-Amz-Target": "DynamoDB_20120810.GetItem",
+        "Accept-Encoding": "gzip,identity;q=0"})
+    SigV4Auth(Credentials("AKIAADMIN", SECRETS["AKIAADMIN"]), "dynamodb", "us-east-1").add_auth(request)
+    connection = http.client.HTTPConnection("127.0.0.1", enforced.port, timeout=10)
+    try:
+        connection.putrequest("POST", "/", skip_accept_encoding=True)
+        for name, value in request.headers.items():
+            if name.lower() != "accept-encoding":
+                connection.putheader(name, value)
+        connection.putheader("Accept-Encoding", "gzip")  # alone, the last would refuse all
+        connection.putheader("Accept-Encoding", "identity;q=0")
+        connection.putheader("Content-Length", str(len(body)))
+        connection.endheaders(body)
+        response = connection.getresponse()
+        raw = response.read()
+        assert response.status == 200, raw
+        assert response.getheader("Content-Encoding") == "gzip"
+        assert json.loads(gzip.decompress(raw))["Item"] == item
+    finally:
+        connection.close()
+        client(enforced, "AKIAADMIN").delete_item(TableName="tenants",
+                                                  Key={"pk": item["pk"], "sk": item["sk"]})
 
 
 def test_admin_endpoints_need_an_admin_key(enforced):
