@@ -69,8 +69,6 @@ _SPELLED: dict[bytes, str | bool] = {
                      b"X-Amz-Security-Token", b"x-amz-security-token"), "")}
 
 
-
-
 class Request(Context):
     """A DynamoDB request that came over HTTP: its context, and what only the HTTP side
     knows (the handler sees it as a Context)."""
