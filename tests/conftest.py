@@ -8,6 +8,7 @@ import http.client
 import importlib
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -20,6 +21,16 @@ import boto3
 import pytest
 from botocore.config import Config
 from hypothesis import HealthCheck, settings
+
+# Where PYTHONDONTWRITEBYTECODE is set (this machine, CI), every okura process a test
+# starts would compile okura anew (0.4 s of CPU each), and each run would rewrite every
+# test module's asserts again (9 s of CPU per process collecting them). Their bytecode goes to a cache outside the
+# tree instead; the processes started from here inherit it (pytest-xdist's workers too).
+if sys.dont_write_bytecode:
+    sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"] = (
+        sys.pycache_prefix or os.path.join(tempfile.gettempdir(), f"okura-pycache-{os.getuid()}"))
+    sys.dont_write_bytecode = False
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 # Generated inputs are judged by what they find, not by how fast a busy machine makes
 # them: no deadline and no "input generation is slow" failure (seen on a loaded CI host).
@@ -72,15 +83,16 @@ def free_port() -> int:
 
 
 class Server:
-    """An okura server in its own process."""
+    """An okura server in its own process, on a port the system picks: two started at
+    once (pytest-xdist's workers) never race for one. Its log must say where it listens
+    (log level info, the default here, or debug)."""
 
     def __init__(self, *args: str, data_dir: str | None = None,
                  program: tuple[str, ...] = (sys.executable, "-m", "okura")):
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.port = 0
+        self.url = ""
         self.data_dir = data_dir
-        command = [*program, "serve", "--port", str(self.port),
-                   "--log-level", "warning", *args]
+        command = [*program, "serve", "--port", "0", "--log-level", "info", *args]
         command += ["--data-dir", data_dir] if data_dir else ["--memory"]
         # A file, not a pipe: a pipe nobody reads fills up and blocks the server's logging.
         self.log = tempfile.NamedTemporaryFile(prefix="okura-", suffix=".log", delete=False)
@@ -102,11 +114,13 @@ class Server:
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"okura exited: {self.log_text()}")
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.1):
-                    return
-            except OSError:
-                time.sleep(0.01)
+            # logged once the socket listens (okura/server/app.py, serve)
+            listening = re.search(r"okura listening on [^ ]+:(\d+) ", self.log_text())
+            if listening:
+                self.port = int(listening[1])
+                self.url = f"http://127.0.0.1:{self.port}"
+                return
+            time.sleep(0.01)
         raise RuntimeError("okura did not start listening")
 
     def stop(self, sig=None) -> int:
