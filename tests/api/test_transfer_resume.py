@@ -10,31 +10,16 @@ import os
 import signal
 import time
 
-import pytest
-
-from conftest import Server, unique_name
+from conftest import unique_name
 from items_common import NOT_FOUND, fails
 from test_clock import advance
-from transfer_common import BUCKET, own_database, wait_import  # noqa: F401
+from transfer_common import BUCKET, own_database, restartable, wait_import  # noqa: F401
 
 HALF = 600  # lines of each of the two objects (the first is imported in one step)
 LEASE_TIME = 10  # seconds: core.jobs.LEASE_TIME
 KEYS = {"KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
         "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
         "BillingMode": "PAY_PER_REQUEST"}
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def restartable(request, tmp_path):
-    """A function starting a server (again) on the same data and buckets, the root of
-    those, and whether the storage is shared (a restarted node then waits for the dead
-    one's job lease; a SQLite data directory has one node, which resumes at once)."""
-    (tmp_path / "s3" / BUCKET).mkdir(parents=True)
-    extra = ["--s3-dir", str(tmp_path / "s3"), "--import-error-dir", str(tmp_path / "errors")]
-    if request.param == "postgres":
-        url = request.getfixturevalue("own_database")
-        return lambda: Server("--postgres", url, *extra), tmp_path, True
-    return lambda: Server(*extra, data_dir=str(tmp_path / "data")), tmp_path, False
 
 
 def _lines(first: int) -> bytes:

@@ -39,31 +39,44 @@ def s3_server(request, tmp_path_factory):
     instance.stop()
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def restartable(request, tmp_path):
+    """A function starting a server (again) on the same data and buckets, the root of
+    those, and whether the storage is shared (a restarted node then waits for the dead
+    one's job lease; a SQLite data directory has one node, which resumes at once)."""
+    (tmp_path / "s3" / BUCKET).mkdir(parents=True)
+    extra = ["--s3-dir", str(tmp_path / "s3"), "--import-error-dir", str(tmp_path / "errors")]
+    if request.param == "postgres":
+        url = request.getfixturevalue("own_database")
+        return lambda: Server("--postgres", url, *extra), tmp_path, True
+    return lambda: Server(*extra, data_dir=str(tmp_path / "data")), tmp_path, False
+
+
 def pitr(ddb, table: str) -> None:
     """Turn point-in-time recovery on (exports read the table's history)."""
     ddb.update_continuous_backups(TableName=table, PointInTimeRecoverySpecification={
         "PointInTimeRecoveryEnabled": True})
 
 
-def _wait(describe, status: str, timeout: float) -> dict:
-    """The description once the job is no longer IN_PROGRESS (a background job: there is
-    no clock to move, so this polls)."""
+def wait_until(describe, status: str, going=("IN_PROGRESS",), timeout: float = 30.0) -> dict:
+    """The description once the job's `status` is none of `going` (a background job:
+    there is no clock to move, so this polls)."""
     deadline = time.monotonic() + timeout
     while True:
         description = describe()
-        if description[status] != "IN_PROGRESS" or time.monotonic() > deadline:
+        if description[status] not in going or time.monotonic() > deadline:
             return description
         time.sleep(0.02)
 
 
 def wait_export(ddb, arn: str, timeout: float = 30.0) -> dict:
-    return _wait(lambda: ddb.describe_export(ExportArn=arn)["ExportDescription"],
-                 "ExportStatus", timeout)
+    return wait_until(lambda: ddb.describe_export(ExportArn=arn)["ExportDescription"],
+                      "ExportStatus", timeout=timeout)
 
 
 def wait_import(ddb, arn: str, timeout: float = 30.0) -> dict:
-    return _wait(lambda: ddb.describe_import(ImportArn=arn)["ImportTableDescription"],
-                 "ImportStatus", timeout)
+    return wait_until(lambda: ddb.describe_import(ImportArn=arn)["ImportTableDescription"],
+                      "ImportStatus", timeout=timeout)
 
 
 def export_files(root: Path, description: dict) -> Path:

@@ -8,7 +8,7 @@ S3DataImport.Format in the developer guide), one item a line:
 
 An incremental export's line is `{"Metadata": {"WriteTimestampMicros": ...}, "Keys":
 {...}, "NewImage": {...}, "OldImage": {...}}` in the same two encodings. Decoding
-turns a line into a wire-form item (not yet validated) or raises BadLine.
+turns a line into a record holding a wire-form item (not yet validated) or raises BadLine.
 """
 from __future__ import annotations
 
@@ -128,24 +128,32 @@ def _wire_value(value) -> dict:
     raise BadLine(f"Unsupported Ion value: {value!r}")
 
 
-def _ion_item_of(line: bytes):
+def _ion_record_of(line: bytes) -> dict:
     try:
         value = simpleion.loads(line.decode("utf-8"))
     except Exception as failure:  # the Ion reader raises several kinds
         raise BadLine(f"Invalid Ion: {failure}") from None
     if not isinstance(value, Mapping) or not isinstance(value.get("Item"), Mapping):
         raise BadLine("Expected an Ion struct with an Item field")
-    return {str(name): _wire_value(member) for name, member in value["Item"].items()}
+    record: dict = {}
+    for name, member in value.items():
+        if name in ("Item", "ExpressionAttributeValues") and isinstance(member, Mapping):
+            record[name] = {str(key): _wire_value(av) for key, av in member.items()}
+        elif isinstance(member, Mapping):
+            record[str(name)] = {str(key): str(text) for key, text in member.items()}
+        else:
+            record[str(name)] = str(member) if isinstance(member, str) else member
+    return record
 
 
-def _json_item_of(line: bytes) -> dict:
+def _json_record_of(line: bytes) -> dict:
     try:
         value = orjson.loads(line)
     except orjson.JSONDecodeError as failure:
         raise BadLine(f"Invalid JSON: {failure}") from None
     if not isinstance(value, dict) or not isinstance(value.get("Item"), dict):
         raise BadLine('Expected a JSON object with an "Item" member')
-    return value["Item"]
+    return value
 
 
 def lines(data: bytes) -> Iterator[tuple[int, bytes]]:
@@ -155,8 +163,11 @@ def lines(data: bytes) -> Iterator[tuple[int, bytes]]:
             yield number, line
 
 
-def item_of(line: bytes, fmt: str) -> dict:
-    return _ion_item_of(line) if fmt == ION else _json_item_of(line)
+def record_of(line: bytes, fmt: str) -> dict:
+    """A JSON or Ion line as a record: its "Item" in wire form, and whatever else the line
+    holds (a bulk put's condition: ConditionExpression, ExpressionAttributeNames, and
+    ExpressionAttributeValues in wire form)."""
+    return _ion_record_of(line) if fmt == ION else _json_record_of(line)
 
 
 def csv_rows(data: bytes, delimiter: str, header: list[str] | None,

@@ -12,9 +12,8 @@ on from there (writing an item twice is harmless).
 """
 from __future__ import annotations
 
-import asyncio
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import orjson
 
@@ -22,7 +21,7 @@ from okura import arns
 from okura.core import items, spaces
 from okura.core.catalog import Table
 from okura.core.context import Context
-from okura.core.transfer import formats, job_records
+from okura.core.transfer import formats, job_records, loading
 from okura.core.transfer.objects import StoreError
 from okura.errors import DynamoError
 from okura.values import key_rules, validation
@@ -40,53 +39,12 @@ def error_log(db: Database, description: dict) -> str:
                         arns.job_id(description["ImportArn"]) + ".log")
 
 
-class _Source:
-    """The decoded entries of the object an import is reading (kept between steps)."""
-
-    def __init__(self, arn: str, position: int, size: int,
-                 entries: list[tuple[int, dict | formats.BadLine]]) -> None:
-        self.arn = arn
-        self.position = position
-        self.size = size
-        self.entries = entries
-
-
-def _decode(data: bytes, description: dict, types: dict[str, str]
-            ) -> list[tuple[int, dict | formats.BadLine]]:
-    try:
-        text = formats.decompress(data, description.get("InputCompressionType", "NONE"))
-    except formats.BadLine as failure:
-        return [(1, failure)]
-    fmt = description["InputFormat"]
-    if fmt == formats.CSV:
-        options = (description.get("InputFormatOptions") or {}).get("Csv") or {}
-        return list(formats.csv_rows(text, options.get("Delimiter", ","),
-                                     options.get("HeaderList"), types))
-    decoded: list[tuple[int, dict | formats.BadLine]] = []
-    for number, line in formats.lines(text):
-        try:
-            decoded.append((number, formats.item_of(line, fmt)))
-        except formats.BadLine as failure:
-            decoded.append((number, failure))
-    return decoded
-
-
-async def _source(db: Database, record: dict) -> _Source:
-    description = record["Description"]
-    arn = description["ImportArn"]
-    position = record["File"]
-    sources = db.transfers.sources
-    source = sources.get(arn)
-    if source is None or source.position != position:
-        bucket = description["S3BucketSource"]["S3Bucket"]
-        data = await asyncio.to_thread(db.transfers.store.get, bucket, record["Keys"][position])
-        types = {a["AttributeName"]: a["AttributeType"]
-                 for a in description["TableCreationParameters"]["AttributeDefinitions"]}
-        # decoded in a thread (Ion's reader takes ~0.1 ms a line): the event loop keeps
-        # serving meanwhile
-        entries = await asyncio.to_thread(_decode, data, description, types)
-        source = sources[arn] = _Source(arn, position, len(data), entries)
-    return source
+def _decoding(description: dict) -> Callable[[bytes], list[loading.Entry]]:
+    types = {a["AttributeName"]: a["AttributeType"]
+             for a in description["TableCreationParameters"]["AttributeDefinitions"]}
+    return lambda data: loading.decode(
+        data, description["InputFormat"], description.get("InputCompressionType", "NONE"),
+        (description.get("InputFormatOptions") or {}).get("Csv"), types)
 
 
 def _checked(table: Table, item: dict) -> None:
@@ -103,24 +61,13 @@ def _put(item: dict) -> items.Decide:
 async def _write(db: Database, table: Table, batch: dict) -> dict[int, str]:
     """Write the batch ({storage key: (line, item)}); the refused items' lines and
     reasons (an index key of the wrong type)."""
-    refused: dict[int, str] = {}
-    pending = sorted(batch.items())
-    while pending:
-        changes = [items.Change(table, item, _put(item), needs_old=False, at=at)
-                   for at, (_, item) in pending]
-        try:
-            # no capacity is consumed by an import: the context's ledger is dropped
-            await items.write_all(Context(db, "ImportTable", table.region), changes)
-            return refused
-        except items.Cancelled as cancelled:
-            kept = []
-            for entry, reason in zip(pending, cancelled.reasons):
-                if reason is None:
-                    kept.append(entry)
-                else:
-                    refused[entry[1][0]] = reason.message or reason.name
-            pending = kept
-    return refused
+    entries = sorted(batch.items())
+    changes = [items.Change(table, item, _put(item), needs_old=False, at=at)
+               for at, (_, item) in entries]
+    # no capacity is consumed by an import: the context's ledger is dropped
+    reasons = await loading.write(Context(db, "ImportTable", table.region), changes)
+    return {number: reason.message or reason.name
+            for (_, (number, _)), reason in zip(entries, reasons) if reason is not None}
 
 
 def _log_errors(db: Database, description: dict, key: str,
@@ -145,9 +92,9 @@ async def step(db: Database, record: dict) -> bool:
             job_records.end(spaces.IMPORTS, record, job_records.CANCELLED, now())
             going = False
         elif record.get("Keys") is None:
-            keys = await asyncio.to_thread(db.transfers.store.keys, source_spec["S3Bucket"],
+            listed = await loading.objects(db, source_spec["S3Bucket"],
                                            source_spec.get("S3KeyPrefix") or "")
-            record["Keys"] = [key for key in keys if not key.endswith("/")]
+            record["Keys"] = [key for key, _ in listed]
             if not record["Keys"]:
                 job_records.end(spaces.IMPORTS, record, job_records.FAILED, now(), "InvalidS3Source",
                          "No objects found under the S3 key prefix")  # unverified
@@ -161,23 +108,26 @@ async def step(db: Database, record: dict) -> bool:
         job_records.end(spaces.IMPORTS, record, job_records.FAILED, now(), failure.code, failure.message)
         going = False
     if not going:
-        db.transfers.sources.pop(description["ImportArn"], None)
+        loading.forget(db, description["ImportArn"])
     await job_records.save(db, spaces.IMPORTS, record)
     return going
 
 
 async def _import_chunk(db: Database, record: dict, table: Table) -> None:
     description = record["Description"]
-    source = await _source(db, record)
+    source = await loading.source(db, description["ImportArn"], record["File"],
+                                  description["S3BucketSource"]["S3Bucket"],
+                                  record["Keys"][record["File"]], _decoding(description))
     start = record["Line"]
     chunk = source.entries[start:start + CHUNK]
     errors: list[tuple[int, str]] = []
     batch: dict = {}
     imported = 0
-    for number, entry in chunk:
-        if isinstance(entry, formats.BadLine):
-            errors.append((number, str(entry)))
+    for number, found in chunk:
+        if isinstance(found, formats.BadLine):
+            errors.append((number, str(found)))
             continue
+        entry = found["Item"]
         try:
             _checked(table, entry)
         except DynamoError as refused:

@@ -28,8 +28,9 @@ class ObjectStore(Protocol):
     def get(self, bucket: str, key: str) -> bytes:
         """One object's bytes."""
 
-    def keys(self, bucket: str, prefix: str) -> list[str]:
-        """The keys of the bucket's objects starting with `prefix`, in ascending order."""
+    def listing(self, bucket: str, prefix: str) -> list[tuple[str, int]]:
+        """The keys and sizes of the bucket's objects whose keys start with `prefix`, in
+        ascending key order."""
 
 
 def _no_bucket(bucket: str) -> StoreError:
@@ -78,16 +79,20 @@ class LocalStore:
         except OSError as failure:
             raise StoreError("S3AccessDenied", f"Access Denied: {failure.strerror}") from None
 
-    def keys(self, bucket: str, prefix: str) -> list[str]:
+    def listing(self, bucket: str, prefix: str) -> list[tuple[str, int]]:
         base = self._bucket(bucket)
         found = []
         for directory, _, files in os.walk(base):
             for name in files:
                 if name.startswith(".okura-"):
                     continue  # an object being written
-                key = Path(directory, name).relative_to(base).as_posix()
+                path = Path(directory, name)
+                key = path.relative_to(base).as_posix()
                 if key.startswith(prefix):
-                    found.append(key)
+                    try:
+                        found.append((key, path.lstat().st_size))
+                    except OSError:
+                        continue  # gone meanwhile
         return sorted(found)
 
 
@@ -136,12 +141,13 @@ class S3Store:
         except Exception as failure:
             raise self._failure(failure, bucket) from None
 
-    def keys(self, bucket: str, prefix: str) -> list[str]:
-        found: list[str] = []
+    def listing(self, bucket: str, prefix: str) -> list[tuple[str, int]]:
+        found: list[tuple[str, int]] = []
         try:
             for page in self.client.get_paginator("list_objects_v2").paginate(
                     Bucket=bucket, Prefix=prefix):
-                found.extend(entry["Key"] for entry in page.get("Contents", ()))
+                found.extend((entry["Key"], int(entry.get("Size", 0)))
+                             for entry in page.get("Contents", ()))
         except Exception as failure:
             raise self._failure(failure, bucket) from None
         return sorted(found)
