@@ -204,8 +204,9 @@ def test_unknown_operation():
 
 
 def test_every_model_operation_is_covered():
-    assert len(shapes.OPERATIONS) == 61
-    for op in ("TransactWriteItems", "ExecuteStatement", "GetRecords", "ListStreams", "ImportTable"):
+    assert len(shapes.OPERATIONS) == 66
+    for op in ("TransactWriteItems", "ExecuteStatement", "GetRecords", "ListStreams", "ImportTable",
+               "StartBulkPutItems"):
         assert op in shapes.OPERATIONS
 
 
