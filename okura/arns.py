@@ -7,7 +7,8 @@ region and account are the request's: only such an ARN names a table or stream t
 request may reach.
 
 DynamoDB's resources are a table and what belongs to it: `table/NAME`, and under it
-`/index/INDEX`, `/stream/LABEL`, `/backup/ID`, `/export/ID`, `/import/ID`. The other
+`/index/INDEX`, `/stream/LABEL`, `/backup/ID`, `/export/ID`, `/import/ID`,
+`/bulk-operation/ID`. The other
 services' ARNs are those okura reports or accepts: Lambda functions and event source
 mappings, Kinesis streams, KMS keys, CloudWatch log groups and IAM principals.
 
@@ -137,8 +138,13 @@ def import_(table_arn: str, import_id: str) -> str:
     return f"{table_arn}/import/{import_id}"
 
 
+def bulk_operation(table_arn: str, operation_id: str) -> str:
+    """A bulk put's ARN: under its table, as exports' and imports' are (unverified)."""
+    return f"{table_arn}/bulk-operation/{operation_id}"
+
+
 def job_id(arn: str) -> str:
-    """The id an export's or import's ARN ends with."""
+    """The id an export's, import's or bulk operation's ARN ends with."""
     return arn.rpartition("/")[2]
 
 

@@ -240,3 +240,9 @@ def request_limit_exceeded(reasons: list[dict]) -> DynamoError:
 
 THROTTLING_ERRORS = frozenset(("ProvisionedThroughputExceededException", "ThrottlingException",
                                "RequestLimitExceeded"))
+
+
+# Bulk puts (StartBulkPutItems, ...): DynamoDB's messages are not documented (unverified).
+
+def bulk_operation_not_found(arn: str) -> DynamoError:
+    return resource_not_found(f"Requested resource not found: BulkOperationArn: {arn} not found")

@@ -12,7 +12,7 @@ from okura.core.scheduler import Scheduler
 from okura.core.sealed import Seal, load
 from okura.core.spaces import CLOCK
 from okura.core.throughput import OFF, Throughput
-from okura.core.transfer import exporter, importer  # noqa: F401 (their job kinds)
+from okura.core.transfer import bulk, exporter, importer  # noqa: F401 (their job kinds)
 from okura.core.transfer.job_records import Transfers
 from okura.core.transfer.objects import LocalStore, ObjectStore
 # the features, registered as they are imported (core/features.py)

@@ -25,6 +25,7 @@ IMPORTS = _BASE - 10             # S3 imports: likewise
 THROUGHPUT = _BASE - 11          # throughput budgets: one row per node, what it spent
 KINESIS_LOGS = _BASE - 12        # Kinesis streaming destinations: one change log per table
 SECRETS = _BASE - 13             # the secret that seals tokens (core/sealed.py)
+BULK_OPERATIONS = _BASE - 14     # bulk puts from S3: one row per operation, like IMPORTS
 
 
 def collections_of(table_id: int) -> int:

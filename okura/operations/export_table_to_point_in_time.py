@@ -71,11 +71,9 @@ async def handle(ctx: Context, body: dict) -> dict:
         "ExportFormat": body.get("ExportFormat") or "DYNAMODB_JSON",
         "ExportType": export_type,
     }
-    for member in ("ClientToken", "S3BucketOwner", "S3Prefix", "S3SseKmsKeyId"):
-        if body.get(member) is not None:
-            description[member] = body[member]
-    record = {"Region": ctx.region, "TableName": table.name, "TableRowId": table.id,
-              "Request": transfer_jobs.request_digest(body), "Description": description}
+    record = transfer_jobs.new_record(
+        ctx, table, body, description,
+        ("ClientToken", "S3BucketOwner", "S3Prefix", "S3SseKmsKeyId"))
     if export_type == FULL:  # the progress logged: items written of about this many
         record["Total"] = (await ctx.db.catalog.stats((table.id,)))[table.id][0]
     await job_records.start(ctx.db, spaces.EXPORTS, record)

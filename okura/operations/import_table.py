@@ -47,11 +47,8 @@ async def handle(ctx: Context, body: dict) -> dict:
         "ProcessedItemCount": 0,
         "ImportedItemCount": 0,
     }
-    for member in ("ClientToken", "InputFormatOptions"):
-        if body.get(member) is not None:
-            description[member] = body[member]
-    record = {"Region": ctx.region, "TableName": table.name, "TableRowId": table.id,
-              "Request": transfer_jobs.request_digest(body), "Description": description,
-              "Keys": None, "File": 0, "Line": 0}
+    record = transfer_jobs.new_record(ctx, table, body, description,
+                                      ("ClientToken", "InputFormatOptions"),
+                                      Keys=None, File=0, Line=0)
     await job_records.start(db, spaces.IMPORTS, record)
     return {"ImportTableDescription": description}

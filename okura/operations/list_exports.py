@@ -12,10 +12,5 @@ async def handle(ctx: Context, body: dict) -> dict:
     records = await transfer_jobs.listed(ctx, spaces.EXPORTS, body.get("TableArn"))
     chosen, after = transfer_jobs.page(ctx, records, body.get("NextToken"),
                                        body.get("MaxResults") or DEFAULT_LIMIT, "ExportArn")
-    reply: dict = {"ExportSummaries": [
-        {member: record["Description"][member]
-         for member in ("ExportArn", "ExportStatus", "ExportType")}
-        for record in chosen]}
-    if after is not None:
-        reply["NextToken"] = after
-    return reply
+    return transfer_jobs.summaries("ExportSummaries", chosen, after,
+                                   ("ExportArn", "ExportStatus", "ExportType"))

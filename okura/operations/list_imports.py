@@ -16,9 +16,4 @@ async def handle(ctx: Context, body: dict) -> dict:
     records = await transfer_jobs.listed(ctx, spaces.IMPORTS, body.get("TableArn"))
     chosen, after = transfer_jobs.page(ctx, records, body.get("NextToken"),
                                        body.get("PageSize") or DEFAULT_LIMIT, "ImportArn", True)
-    reply: dict = {"ImportSummaryList": [
-        {member: record["Description"][member] for member in _SUMMARY
-         if member in record["Description"]} for record in chosen]}
-    if after is not None:
-        reply["NextToken"] = after
-    return reply
+    return transfer_jobs.summaries("ImportSummaryList", chosen, after, _SUMMARY)

@@ -19,6 +19,8 @@ from okura.operations import (batch_execute_statement, batch_get_item, batch_wri
                               update_table, update_ttl)
 from okura.operations import (describe_export, describe_import, export_table_to_point_in_time,
                               import_table, list_exports, list_imports)
+from okura.operations import (cancel_bulk_operation, describe_bulk_operation,
+                              list_bulk_operations, start_bulk_put_items)
 from okura.operations import (delete_resource_policy, get_resource_policy,
                               put_resource_policy)
 from okura.operations import (create_backup, delete_backup, describe_backup,
@@ -112,6 +114,12 @@ _DYNAMODB = (
     _op("ImportTable", import_table.handle, imported_table()),
     _op("DescribeImport", describe_import.handle, on_arn("DescribeImport", "ImportArn")),
     _op("ListImports", list_imports.handle, anything("ListImports")),
+    _op("StartBulkPutItems", start_bulk_put_items.handle, on_table("StartBulkPutItems")),
+    _op("DescribeBulkOperation", describe_bulk_operation.handle,
+        on_arn("DescribeBulkOperation", "BulkOperationArn")),
+    _op("ListBulkOperations", list_bulk_operations.handle, anything("ListBulkOperations")),
+    _op("CancelBulkOperation", cancel_bulk_operation.handle,
+        on_arn("CancelBulkOperation", "BulkOperationArn")),
     _op("CreateBackup", create_backup.handle, on_table("CreateBackup")),
     _op("DescribeBackup", describe_backup.handle, on_arn("DescribeBackup", "BackupArn")),
     _op("ListBackups", list_backups.handle, anything("ListBackups")),

@@ -25,6 +25,7 @@ def _request(seal) -> dict:
         "ResourceArn": TABLE_ARN, "StreamArn": STREAM_ARN, "TableArn": TABLE_ARN,
         "ExportArn": TABLE_ARN + "/export/1", "ImportArn": TABLE_ARN + "/import/1",
         "BackupArn": TABLE_ARN + "/backup/1", "SourceTableName": "t",
+        "BulkOperationArn": TABLE_ARN + "/bulk-operation/1",
         "RequestItems": {"t": [{"PutRequest": {"Item": KEY}}]},
         "TransactItems": [{"Get": {"TableName": "t", "Key": KEY}}],
         "Statement": 'SELECT * FROM "t"', "Statements": [{"Statement": 'SELECT * FROM "t"'}],
@@ -53,5 +54,5 @@ def test_every_routed_operation_has_its_shape_and_an_iam_demand(target):
 
 def test_every_operation_the_table_routes_is_one_the_model_describes():
     names = [op.name for op in ROUTES.values()]
-    assert len(names) == len(set(names)) == 53
+    assert len(names) == len(set(names)) == 57
     assert set(names) <= shapes.OPERATIONS

@@ -1,11 +1,12 @@
-"""Export and import jobs: their records, run as core.jobs background jobs.
+"""Export, import and bulk put jobs: their records, run as core.jobs background jobs.
 
-Each export or import is one row in the EXPORTS or IMPORTS row space, keyed by its ARN:
+Each export, import or bulk put is one row in the EXPORTS, IMPORTS or BULK_OPERATIONS
+row space, keyed by its ARN:
 its Describe document ("Description", DynamoDB's ExportDescription /
-ImportTableDescription with times as epoch seconds) and its progress, saved after every
-step (a data file written, a chunk of lines imported); the row stays when the job ends,
-for Describe and List. The work runs as a core.jobs job (kinds "export" and "import",
-state: the ARN), so it goes in bounded steps off the request path, under a lease, and
+ImportTableDescription / BulkOperationDescription with times as epoch seconds) and its
+progress, saved after every step (a data file written, a chunk of lines imported); the row
+stays when the job ends, for Describe and List. The work runs as a core.jobs job (kinds
+"export", "import" and "bulk-put", state: the ARN), so it goes in bounded steps off the request path, under a lease, and
 resumes from the last saved step after a restart or on another node.
 """
 from __future__ import annotations
@@ -22,9 +23,11 @@ if TYPE_CHECKING:
     from okura.core.database import Database
 
 IN_PROGRESS, COMPLETED, FAILED, CANCELLED = "IN_PROGRESS", "COMPLETED", "FAILED", "CANCELLED"
-_ARN = {spaces.EXPORTS: "ExportArn", spaces.IMPORTS: "ImportArn"}
-_STATUS = {spaces.EXPORTS: "ExportStatus", spaces.IMPORTS: "ImportStatus"}
-_KIND = {spaces.EXPORTS: "export", spaces.IMPORTS: "import"}
+_ARN = {spaces.EXPORTS: "ExportArn", spaces.IMPORTS: "ImportArn",
+        spaces.BULK_OPERATIONS: "BulkOperationArn"}
+_STATUS = {spaces.EXPORTS: "ExportStatus", spaces.IMPORTS: "ImportStatus",
+           spaces.BULK_OPERATIONS: "BulkOperationStatus"}
+_KIND = {spaces.EXPORTS: "export", spaces.IMPORTS: "import", spaces.BULK_OPERATIONS: "bulk-put"}
 
 # A kind's step: one bounded piece of work on the record, which it saves; False once
 # the job has ended.
@@ -33,8 +36,8 @@ Step = Callable[["Database", dict], Awaitable[bool]]
 
 class Transfers:
     """Where export and import objects are (`store`), where import errors are logged, and
-    the decoded object each import running here is reading (`sources`, by import ARN:
-    kept between its steps)."""
+    the decoded object each import or bulk put running here is reading (`sources`, by its
+    ARN: kept between its steps; core/transfer/loading.py)."""
 
     def __init__(self, store: ObjectStore, error_logs: str) -> None:
         self.store = store

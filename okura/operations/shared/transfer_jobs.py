@@ -1,11 +1,12 @@
-"""What the export and import operations share: finding a job by ARN, by client token,
-and listing jobs a page at a time."""
+"""What the export, import and bulk put operations share: a new job's record, finding a
+job by ARN, by client token, and listing jobs a page at a time."""
 from __future__ import annotations
 
 import orjson
 
 from okura import errors
 from okura.core import paging
+from okura.core.catalog import Table
 from okura.core.context import Context
 from okura.core.transfer import job_records
 
@@ -16,6 +17,17 @@ def request_digest(body: dict) -> str:
     """The request as a ClientToken binds it: every member but the token."""
     return orjson.dumps({k: v for k, v in body.items() if k != "ClientToken"},
                         option=orjson.OPT_SORT_KEYS).decode()
+
+
+def new_record(ctx: Context, table: Table, body: dict, description: dict,
+               optional: tuple[str, ...], **progress) -> dict:
+    """A new job's record: the request as its ClientToken binds it, and its description,
+    to which the request's `optional` members are copied when given."""
+    for member in optional:
+        if body.get(member) is not None:
+            description[member] = body[member]
+    return {"Region": ctx.region, "TableName": table.name, "TableRowId": table.id,
+            "Request": request_digest(body), "Description": description, **progress}
 
 
 async def in_region(ctx: Context, space: int) -> list[dict]:
@@ -78,3 +90,15 @@ def page(ctx: Context, records: list[dict], token: str | None, limit: int, arn_m
         return chosen, None
     arn = last["Description"][arn_member]
     return chosen, seal.hex_token(purpose, arn, 56) if hexed else seal.token(purpose, arn)
+
+
+def summaries(list_member: str, chosen: list[dict], after: str | None,
+              members: tuple[str, ...]) -> dict:
+    """A List reply: the chosen jobs' summaries (the members of each description it
+    has), and the NextToken if more follow."""
+    reply: dict = {list_member: [
+        {member: record["Description"][member] for member in members
+         if member in record["Description"]} for record in chosen]}
+    if after is not None:
+        reply["NextToken"] = after
+    return reply
