@@ -163,3 +163,25 @@ def test_operations_faults_and_backups(page, console_server):
     # followed until it is done (the section polls while a job is in progress)
     expect(transfers.get_by_role("row").filter(has_text="s3://exports/")).to_contain_text(
         "COMPLETED")
+
+
+def test_operations_bulk_puts(page, console_server):
+    ddb = console_server.client()
+    _table(ddb, "bulk-target")
+    page.goto(page.base + "#/operations")
+    bulk = page.get_by_role("region", name="Bulk puts")
+    expect(bulk).to_contain_text("No bulk puts.")
+    bulk.get_by_label("Table to fill").select_option("bulk-target")
+    bulk.get_by_label("Bulk input bucket").fill("exports")
+    bulk.get_by_label("Bulk input prefix").fill("nothing-here/")
+    bulk.get_by_label("Report bucket").fill("exports")
+    bulk.get_by_label("Max write units a second").fill("2048")
+    bulk.get_by_role("button", name="Start bulk put").click()
+    # followed until it ends: no object under the prefix fails it
+    row = bulk.get_by_role("row").filter(has_text="s3://exports/nothing-here/")
+    expect(row).to_contain_text("FAILED")
+    expect(row).to_contain_text("No objects found under the S3 key prefix")
+    described = ddb.list_bulk_operations()["BulkOperationsSummaryList"][0]
+    assert described["BulkOperationStatus"] == "FAILED"
+    assert ddb.describe_bulk_operation(BulkOperationArn=described["BulkOperationArn"])[
+        "BulkOperationDescription"]["MaxWriteRequestUnits"] == 2048

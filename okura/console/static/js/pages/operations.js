@@ -1,5 +1,5 @@
 // Operations: okura's clock, injected faults, backups and point-in-time recovery,
-// exports and imports, and stream triggers' event source mappings.
+// exports and imports, bulk puts, and stream triggers' event source mappings.
 import { admin, ddb, lambda } from "../api.js";
 import { tableNames } from "../catalog.js";
 import { act, bytes, field, grid, h, input, select, status, when } from "../ui.js";
@@ -192,6 +192,54 @@ async function transfers(reload, message) {
   ];
 }
 
+async function bulkPuts(reload, message) {
+  const [operations, names] = await Promise.all([
+    ddb("ListBulkOperations", { MaxResults: 25 }).then((reply) => Promise.all(
+      (reply.BulkOperationsSummaryList || []).map(async (b) => (await ddb("DescribeBulkOperation",
+        { BulkOperationArn: b.BulkOperationArn })).BulkOperationDescription))),
+    tableNames()]);
+  const table = select(names, names[0], { "aria-label": "Table to fill" });
+  const source = input({ "aria-label": "Bulk input bucket", required: true });
+  const sourcePrefix = input({ "aria-label": "Bulk input prefix" });
+  const inputFormat = select(["DYNAMODB_JSON", "ION"], "DYNAMODB_JSON", { "aria-label": "Bulk input format" });
+  const compression = select(["NONE", "GZIP", "ZSTD"], "NONE", { "aria-label": "Bulk compression" });
+  const output = input({ "aria-label": "Report bucket", required: true });
+  const rate = input({ type: "number", min: 1024, size: 8, "aria-label": "Max write units a second",
+    placeholder: "(no limit)" });
+  const run = (action) => act(message, async () => {
+    await action();
+    reload();
+  });
+  const start = () => ddb("StartBulkPutItems", { TableName: table.value,
+    InputS3Configuration: { S3Bucket: source.value, S3KeyPrefix: sourcePrefix.value || undefined,
+      InputFormat: inputFormat.value, InputCompressionType: compression.value },
+    OutputS3Configuration: { S3Bucket: output.value, OutputType: ["ERROR", "CONDITION_CHECK_FAILURE"] },
+    MaxWriteRequestUnits: rate.value ? Number(rate.value) : undefined });
+  const going = (b) => ["IN_PROGRESS", "CANCELLING"].includes(b.BulkOperationStatus);
+  if (operations.some(going)) setTimeout(reload, POLL_MS); // progress, until every one is done
+  return [
+    h("form", { class: "toolbar", onsubmit: (event) => { event.preventDefault(); run(start); } },
+      field("Table", table), field("S3 bucket", source), field("Prefix", sourcePrefix),
+      field("Format", inputFormat), field("Compression", compression), field("Report bucket", output),
+      field("Max write units/s", rate),
+      h("button", { type: "submit", class: "primary", disabled: !names.length }, "Start bulk put")),
+    grid([
+      { title: "Operation", value: (b) => tail(b.BulkOperationArn) },
+      { title: "Status", value: (b) => h("span", { class: `badge ${b.BulkOperationStatus}` }, b.BulkOperationStatus) },
+      { title: "Table", value: (b) => b.TableDetails?.[0]?.TableName || "" },
+      { title: "Source", value: (b) => `s3://${b.InputS3Configuration?.S3Bucket}/${b.InputS3Configuration?.S3KeyPrefix || ""}` },
+      { title: "Processed", value: (b) => `${b.ProcessedItemCount ?? 0} items, ${bytes(b.ProcessedInputBytes ?? 0)}`
+        + (b.TotalInputBytes === undefined ? "" : ` of ${bytes(b.TotalInputBytes)}`) },
+      { title: "Failed", value: (b) => b.FailedItemCount ?? 0 },
+      { title: "Started", value: (b) => iso(b.StartTime) },
+      { title: "Ended", value: (b) => iso(b.EndTime) },
+      { title: "", value: (b) => (b.BulkOperationStatus === "IN_PROGRESS"
+        ? h("button", { type: "button", class: "danger", onclick: () => run(() => ddb("CancelBulkOperation",
+          { BulkOperationArn: b.BulkOperationArn })) }, "Cancel") : b.FailureMessage || "") },
+    ], operations, { empty: "No bulk puts." }),
+  ];
+}
+
 async function mappings() {
   const { EventSourceMappings: found } = await lambda("GET", "event-source-mappings");
   return grid([
@@ -208,7 +256,7 @@ async function mappings() {
 export function render(view) {
   const sections = [section("Clock", clock), section("Faults", faults),
     section("Backups", backups), section("Exports and imports", transfers),
-    section("Event source mappings", mappings)];
+    section("Bulk puts", bulkPuts), section("Event source mappings", mappings)];
   view.append(h("h1", {}, "Operations"), ...sections);
   sections.forEach((s) => s.reload());
 }
