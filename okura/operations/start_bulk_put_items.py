@@ -30,6 +30,9 @@ def plan(table: Table, record: dict) -> items.Change:
             if not isinstance(record[member], kind):
                 raise errors.validation(f"Invalid {member}")  # unverified
             body[member] = record[member]
+    names = body.get("ExpressionAttributeNames") or {}
+    if not all(isinstance(name, str) for name in names.values()):
+        raise errors.validation("Invalid ExpressionAttributeNames")  # unverified
     item = body["Item"]
     validation.check_item(item)
     condition, _ = write_expressions(body, "PutItem")

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
-import signal
 import time
 
 import pytest
@@ -17,15 +15,13 @@ import zstandard
 from conftest import unique_name
 from items_common import fails
 from test_clock import advance
-from transfer_common import (BUCKET, own_database, restartable, s3_server,  # noqa: F401
-                             wait_until)
+from transfer_common import BUCKET, own_database, s3_server, wait_until  # noqa: F401
 
 KEYS = {"KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
         "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
         "BillingMode": "PAY_PER_REQUEST"}
 OUT = "bucket-out"
 RATE = 1024  # the least MaxWriteRequestUnits
-LEASE_TIME = 10  # seconds: core.jobs.LEASE_TIME
 
 
 @pytest.fixture(scope="module")
@@ -108,6 +104,10 @@ def test_bad_lines_and_failed_conditions_go_to_the_output_bucket(ddb, s3_server)
         _json({"Item": {"pk": {"S": "d"}}, "ConditionExpression": "attribute_not_exists("}),
         "",
         _json({"Nope": {}}),
+        _json({"Item": {"pk": {"S": "e"}}, "ConditionExpression": "attribute_exists(#a)",
+               "ExpressionAttributeNames": {"#a": 1}}),
+        _json({"Item": {"pk": {"S": "f"}}, "ConditionExpression": 7}),
+        _json({"Item": {"pk": {"S": "g"}}, "ExpressionAttributeValues": {":v": {"N": "1"}}}),
     ]
     data = gzip.compress("\n".join(lines).encode())
     _put(root, prefix + "part-1.json.gz", data)
@@ -117,19 +117,23 @@ def test_bad_lines_and_failed_conditions_go_to_the_output_bucket(ddb, s3_server)
     assert started["TableDetails"][0]["TableName"] == table
     done = _done(ddb, started["BulkOperationArn"])
     assert done["BulkOperationStatus"] == "COMPLETED_WITH_ERRORS"
-    assert (done["ProcessedItemCount"], done["FailedItemCount"]) == (9, 5)
+    assert (done["ProcessedItemCount"], done["FailedItemCount"]) == (12, 8)
     assert done["ProcessedInputBytes"] == done["TotalInputBytes"] == len(data)
     assert done["EndTime"] >= done["StartTime"]
     assert set(_scan(ddb, table)) == {"old", "a", "b"}
     assert _scan(ddb, table)["a"]["v"] == {"N": "1.5"}
     assert _scan(ddb, table)["old"]["v"] == {"N": "1"}  # its condition failed
     errors = _outputs(root, done, "ERROR")
-    assert [entry["line"] for entry in errors] == [2, 3, 4, 8, 10]
+    assert [entry["line"] for entry in errors] == [2, 3, 4, 8, 10, 11, 12, 13]
     assert {entry["s3Key"] for entry in errors} == {prefix + "part-1.json.gz"}
     assert errors[1]["errorMessage"] == (
         "One or more parameter values were invalid: Missing the key pk in the item")
     assert errors[1]["Item"] == {"v": {"S": "no key"}}
     assert errors[3]["errorMessage"].startswith("Invalid ConditionExpression: Syntax error")
+    assert [entry["errorMessage"] for entry in errors[5:]] == [
+        "Invalid ExpressionAttributeNames", "Invalid ConditionExpression",
+        "ExpressionAttributeValues can only be specified when using expressions: "
+        "ConditionExpression is null"]
     failed = _outputs(root, done, "CONDITION_CHECK_FAILURE")
     assert failed == [
         {"s3Key": prefix + "part-1.json.gz", "line": 5,
@@ -289,42 +293,3 @@ def test_request_errors(ddb, s3_server):
         TableName=table, InputS3Configuration=dict(source, S3Bucket="no-such-bucket"),
         OutputS3Configuration=output)["BulkOperationDescription"]["BulkOperationArn"])
     assert (done["BulkOperationStatus"], done["FailureCode"]) == ("FAILED", "S3NoSuchBucket")
-
-
-def test_a_bulk_put_resumes_after_a_crash(restartable):
-    """Killed (kill -9) while its second object (a named pipe) blocks its read, a bulk put
-    resumes on the restarted server from its last saved step, with exact counts."""
-    start, root, shared = restartable
-    (root / "s3" / OUT).mkdir()
-    source = root / "s3" / BUCKET / "src"
-    source.mkdir()
-    half = 600
-    lines = [b"\n".join(json.dumps({"Item": {"pk": {"S": f"k{i}"}}}).encode()
-                        for i in range(first, first + half)) for first in (0, half)]
-    (source / "a.json").write_bytes(lines[0])
-    os.mkfifo(source / "b.json")
-    server = start()
-    try:
-        ddb = server.client()
-        table = _table(ddb)
-        arn = _start(ddb, table, "src/")["BulkOperationArn"]
-        deadline = time.monotonic() + 30
-        while _describe(ddb, arn)["ProcessedItemCount"] < half:  # then it waits on the pipe
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
-        server.stop(signal.SIGKILL)
-        os.unlink(source / "b.json")
-        (source / "b.json").write_bytes(lines[1])
-        server = start()
-        ddb = server.client()
-        if shared:  # held by the dead node's lease until it runs out
-            paused = _describe(ddb, arn)
-            assert (paused["BulkOperationStatus"], paused["ProcessedItemCount"]) == (
-                "IN_PROGRESS", half)
-            advance(server, LEASE_TIME + 1)
-        done = _done(ddb, arn)
-        assert (done["BulkOperationStatus"], done["ProcessedItemCount"],
-                done["FailedItemCount"]) == ("COMPLETED", 2 * half, 0)
-        assert ddb.describe_table(TableName=table)["Table"]["ItemCount"] == 2 * half
-    finally:
-        server.stop()
