@@ -1,4 +1,4 @@
-"""Exports and imports through an S3-compatible service (`--s3-endpoint`): moto's server
+"""Exports, imports and bulk puts through an S3-compatible service (`--s3-endpoint`): moto's server
 mode, used here purely as an S3 endpoint, with credentials from the AWS variables."""
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import boto3
 import pytest
 
 from conftest import Server, free_port, unique_name
-from transfer_common import pitr, wait_export, wait_import
+from transfer_common import pitr, wait_export, wait_import, wait_until
 
 CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
                "AWS_DEFAULT_REGION": "us-east-1"}
@@ -121,3 +121,29 @@ def test_missing_bucket_fails_the_job(okura):
         TableCreationParameters={"TableName": unique_name(), **KEYS})["ImportTableDescription"]
         ["ImportArn"])
     assert (imported["ImportStatus"], imported["FailureCode"]) == ("FAILED", "S3NoSuchBucket")
+
+
+def test_bulk_put_through_an_s3_endpoint(okura, s3):
+    ddb = okura.client()
+    bucket = unique_name("bucket")
+    s3.create_bucket(Bucket=bucket)
+    lines = [json.dumps({"Item": {"pk": {"S": f"k{i}"}}}) for i in range(20)] + ["bad"]
+    data = gzip.compress("\n".join(lines).encode())
+    s3.put_object(Bucket=bucket, Key="in/a.json.gz", Body=data)
+    name = unique_name()
+    ddb.create_table(TableName=name, **KEYS)
+    arn = ddb.start_bulk_put_items(
+        TableName=name, InputS3Configuration={"S3Bucket": bucket, "S3KeyPrefix": "in/",
+                                              "InputFormat": "DYNAMODB_JSON",
+                                              "InputCompressionType": "GZIP"},
+        OutputS3Configuration={"S3Bucket": bucket, "S3KeyPrefix": "out", "OutputType": ["ERROR"]},
+    )["BulkOperationDescription"]["BulkOperationArn"]
+    done = wait_until(lambda: ddb.describe_bulk_operation(BulkOperationArn=arn)[
+        "BulkOperationDescription"], "BulkOperationStatus")
+    assert (done["BulkOperationStatus"], done["ProcessedItemCount"], done["FailedItemCount"],
+            done["TotalInputBytes"]) == ("COMPLETED_WITH_ERRORS", 21, 1, len(data))
+    assert len(ddb.scan(TableName=name)["Items"]) == 20
+    keys = [entry["Key"] for entry in s3.list_objects_v2(Bucket=bucket, Prefix="out/")["Contents"]]
+    errors = [key for key in keys if "/ERROR/" in key]
+    assert len(errors) == 1 and any(key.endswith("/manifest-summary.json") for key in keys)
+    assert json.loads(s3.get_object(Bucket=bucket, Key=errors[0])["Body"].read())["line"] == 21
