@@ -1,6 +1,7 @@
-"""Access control of exports and imports (--auth enforce): ExportTableToPointInTime and
-ImportTable are checked on their table, DescribeExport and DescribeImport on the export's
-or import's ARN, ListExports and ListImports on "*"."""
+"""Access control of exports, imports and bulk puts (--auth enforce):
+ExportTableToPointInTime, ImportTable and StartBulkPutItems are checked on their table,
+DescribeExport, DescribeImport, DescribeBulkOperation and CancelBulkOperation on the job's
+ARN, ListExports, ListImports and ListBulkOperations on "*"."""
 from __future__ import annotations
 
 import pytest
@@ -49,3 +50,24 @@ def test_exports_and_imports_are_checked_on_their_resources(enforced):
     assert imported["ImportTableDescription"]["ImportArn"].startswith(_arn("dev_imported"))
     assert error_of(dev.list_imports) == (
         "AccessDeniedException", _denied("dev", "ListImports", "*"))
+
+
+def test_bulk_operations_are_checked_on_their_resources(enforced):
+    dev, admin = client(enforced, "AKIADEV"), client(enforced, "AKIAADMIN")
+    request = {"InputS3Configuration": {"S3Bucket": BUCKET, "InputFormat": "DYNAMODB_JSON"},
+               "OutputS3Configuration": {"S3Bucket": BUCKET, "OutputType": ["ERROR"]}}
+    mine = dev.start_bulk_put_items(TableName="dev_exported", **request)[
+        "BulkOperationDescription"]["BulkOperationArn"]
+    assert mine.startswith(_arn("dev_exported") + "/bulk-operation/")
+    assert dev.describe_bulk_operation(BulkOperationArn=mine)["BulkOperationDescription"][
+        "BulkOperationArn"] == mine
+    assert error_of(dev.start_bulk_put_items, TableName="prod_exported", **request) == (
+        "AccessDeniedException", _denied("dev", "StartBulkPutItems", _arn("prod_exported")))
+    other = admin.start_bulk_put_items(TableName="prod_exported", **request)[
+        "BulkOperationDescription"]["BulkOperationArn"]
+    for action, call in (("DescribeBulkOperation", dev.describe_bulk_operation),
+                         ("CancelBulkOperation", dev.cancel_bulk_operation)):
+        assert error_of(call, BulkOperationArn=other) == (
+            "AccessDeniedException", _denied("dev", action, other))
+    assert error_of(dev.list_bulk_operations) == (
+        "AccessDeniedException", _denied("dev", "ListBulkOperations", "*"))
