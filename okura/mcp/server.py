@@ -13,9 +13,9 @@ from okura.mcp import prompts, resources
 from okura.mcp.backend import Okura
 from okura.mcp.controls import Controls
 from okura.mcp.observe import Observe
-from okura.mcp.reads import Reads
+from okura.mcp.read_tools import Reads
 from okura.mcp.toolkit import Setup, tools_of
-from okura.mcp.writes import Writes
+from okura.mcp.write_tools import Writes
 
 
 class _Server(MCPServer):
