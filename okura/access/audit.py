@@ -21,10 +21,11 @@ from okura.errors import DynamoError
 DATA_EVENTS = frozenset((
     "GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query", "Scan", "BatchGetItem",
     "BatchWriteItem", "TransactGetItems", "TransactWriteItems", "ExecuteStatement",
-    "BatchExecuteStatement", "ExecuteTransaction", "GetRecords", "GetShardIterator"))
-_READING = ("Get", "Describe", "List", "Query", "Scan", "BatchGet", "TransactGet")
+    "BatchExecuteStatement", "ExecuteTransaction", "GetRecords", "GetShardIterator",
+    "SearchVectors"))
+_READING = ("Get", "Describe", "List", "Query", "Scan", "BatchGet", "TransactGet", "Search")
 # Members whose values are item values (or may hold them): left out.
-_VALUES = frozenset(("ExpressionAttributeValues", "Expected", "QueryFilter", "ScanFilter",
+_VALUES = frozenset(("ExpressionAttributeValues", "SearchVector", "Expected", "QueryFilter", "ScanFilter",
                      "Parameters", "ConditionalOperator"))
 _ARN_MEMBERS = ("ResourceArn", "StreamArn", "TableArn", "BackupArn", "ExportArn", "ImportArn",
                 "SourceTableArn")

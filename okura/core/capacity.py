@@ -11,7 +11,10 @@ BatchGetItem and transactions), and for a Scan at least one unit per partition i
 searched (core/reads.py), half for an eventually consistent read; a write is
 1 KB units of the larger of the old and the new item; a transaction doubles both; an
 index entry written costs its own size in 1 KB units (a moved index key is a delete
-and a put), outside the transaction's doubling; TTL deletions cost nothing.
+and a put), outside the transaction's doubling; TTL deletions cost nothing. Vector
+indexes are metered apart, in bytes (`vector`): VectorWriteRequestBytes per index a
+write changed, reported under ConsumedCapacity's VectorIndexes with INDEXES
+(core/vectors/maintenance.py says how many).
 """
 from __future__ import annotations
 
@@ -36,12 +39,21 @@ Charge = Tuple["Table", Optional["Index"], Optional[bytes], float, bool]
 class Ledger:
     """What one request spent: its Charges, in the order it spent them."""
 
-    __slots__ = ("charges",)
+    __slots__ = ("charges", "vectors")
 
     def __init__(self) -> None:
         # a list the callers index, cut and sum directly: the gate spends from a position
         # on, a lost write's attempt is cut off
         self.charges: list[Charge] = []
+        # (table id, vector index name) -> VectorWriteRequestBytes; None until one is spent
+        self.vectors: dict[tuple[int, str], float] | None = None
+
+    def vector(self, table: Table, index: str, size: int) -> None:
+        """Charge `size` bytes written to a vector index."""
+        if self.vectors is None:
+            self.vectors = {}
+        place = (table.id, index)
+        self.vectors[place] = self.vectors.get(place, 0.0) + size
 
     def read(self, table: Table, hk: bytes | None, size: int, consistent: bool,
              index: Index | None = None, transactional: bool = False, least: int = 1) -> None:
@@ -83,7 +95,15 @@ class Ledger:
             if part is None:
                 part = parts[name] = [0.0, 0.0, index]
             part[write] += units
-        return [_consumed(table, parts, mode == INDEXES, named) for table, parts in spent.values()]
+        consumed = [_consumed(table, parts, mode == INDEXES, named)
+                    for table, parts in spent.values()]
+        if self.vectors and mode == INDEXES:
+            for (table, _), out in zip(spent.values(), consumed):
+                written = {name: {"VectorWriteRequestBytes": size}
+                           for (tid, name), size in self.vectors.items() if tid == table.id}
+                if written:
+                    out["VectorIndexes"] = written
+        return consumed
 
     def consumed_one(self, mode: object) -> dict | None:
         """ConsumedCapacity of a request on one table (GetItem, Query, ...)."""

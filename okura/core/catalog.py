@@ -166,7 +166,7 @@ class Catalog:
                 return None
             version: int | None = 1
             names = [index["IndexName"] for kind in ("GlobalSecondaryIndexes",
-                                                     "LocalSecondaryIndexes")
+                                                     "LocalSecondaryIndexes", "VectorIndexes")
                      for index in doc.get(kind, ())]
             if names:
                 doc["IndexIds"] = {name: await unit.new_id() for name in names}

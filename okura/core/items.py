@@ -26,6 +26,7 @@ from okura.core.context import Context
 from okura.core import history, snapshots  # noqa: F401
 from okura.core.streams import append, kinesis  # noqa: F401
 from okura.core.ttl import expiry  # noqa: F401
+from okura.core.vectors import maintenance  # noqa: F401
 from okura.errors import DynamoError
 from okura.storage.engine import Conflict, Locked
 from okura.values.sizes import ITEM_TOO_LARGE, check_item_size
@@ -187,15 +188,18 @@ async def _retried(ctx: Context, changes: list[Change], admit: bool = True) -> l
     raise AssertionError("unreachable: the last attempt returns or raises")
 
 
-def _decide(change: Change, old: dict | None) -> tuple:
-    """(the new item, its size): the change's decision, of which a new item past 400 KB
-    or with a bad index key is part (in a transaction it refuses only its own action)."""
+def _decide(change: Change, plan: write_hooks.Plan, old: dict | None) -> tuple:
+    """(the new item, its size): the change's decision, of which a new item past 400 KB,
+    with a bad index key or refused by a write hook is part (in a transaction it refuses
+    only its own action)."""
     new = change.decide(old)
     if new is UNCHANGED or new is None:
         return new, 0
     size = check_item_size(new, change.too_large, change.new_size)
     if change.table.indexes:
         index_entries.check_keys(change.table, new)
+    for hook, state in plan.checks:
+        hook.check(state, new)
     return new, size
 
 
@@ -252,7 +256,7 @@ async def write_all(ctx: Context, changes: list[Change], wait: bool = True,
             size = 0
             if reason is None:
                 try:
-                    new, size = _decide(change, old)
+                    new, size = _decide(change, plan, old)
                 except DynamoError as refusal:
                     reason = refusal
                     refused = True
@@ -263,6 +267,7 @@ async def write_all(ctx: Context, changes: list[Change], wait: bool = True,
             raise Cancelled([step[8] for step in steps], [step[5] for step in steps])
         written: list[Written] = []
         woken: set[str] = set()  # the background work the hooks' rows feed
+        after: list[Callable[[], None]] = []  # the hooks' calls once committed
         rows: list[tuple[int, bytes, bytes, int, bytes]] = []
         # (ledger position, table, hk, size, its row) of writes charged their new size
         # until put_many tells the size they replaced
@@ -286,11 +291,11 @@ async def write_all(ctx: Context, changes: list[Change], wait: bool = True,
                 rows.append((table.id, hk, rk, size, body))
                 if plan.hooks:
                     await _follow(ctx, unit, change, plan, hk, rk, old, old_size, new, size,
-                                  body, rows)
+                                  body, rows, after)
                 written.append(Written(old, new))
             else:
                 written.append(Written(old, new, await _store(
-                    ctx, unit, change, plan, hk, rk, old, old_size, new, size, rows)))
+                    ctx, unit, change, plan, hk, rk, old, old_size, new, size, rows, after)))
                 if plan.wakes:
                     woken.update(plan.wakes)
         if rows:
@@ -302,6 +307,8 @@ async def write_all(ctx: Context, changes: list[Change], wait: bool = True,
                     ledger.charges[position] = ledger.charges.pop()
         if before_commit is not None:
             await before_commit(unit, written)
+    for done in after:  # committed (or, on SQLite, committing: see docs/vectors.md)
+        done()
     for work in woken:  # committed (or, on SQLite, committing before any follower reads)
         db.background.signal(work)
     if gate is not None:
@@ -324,7 +331,7 @@ async def _check_catalog(unit, changes: list[Change]) -> None:
 
 async def _store(ctx: Context, unit, change: Change, plan: write_hooks.Plan, hk: bytes,
                  rk: bytes, old: dict | None, old_size: int, new: dict | None, size: int,
-                 rows: list) -> int | None:
+                 rows: list, after: list) -> int | None:
     """Persist one item's new state (of DynamoDB size `size`) and everything that
     follows from it; returns its item collection's size where the table keeps them
     (local indexes)."""
@@ -338,7 +345,8 @@ async def _store(ctx: Context, unit, change: Change, plan: write_hooks.Plan, hk:
         body = orjson.dumps(new)
         await unit.put(table.id, hk, rk, size, body)
     if plan.hooks:
-        await _follow(ctx, unit, change, plan, hk, rk, old, old_size, new, size, body, rows)
+        await _follow(ctx, unit, change, plan, hk, rk, old, old_size, new, size, body, rows,
+                      after)
     if not table.indexes:
         return None
     return await index_entries.store(unit, table, hk, rk, old, new, old_size, size,
@@ -347,9 +355,10 @@ async def _store(ctx: Context, unit, change: Change, plan: write_hooks.Plan, hk:
 
 async def _follow(ctx: Context, unit, change: Change, plan: write_hooks.Plan, hk: bytes,
                   rk: bytes, old: dict | None, old_size: int, new: dict | None, size: int,
-                  body: bytes | None, rows: list) -> None:
+                  body: bytes | None, rows: list, after: list) -> None:
     """Run the table's write hooks for one stored change."""
     write = write_hooks.ItemWrite(ctx.db, unit, change.table, hk, rk, old, old_size, new, size, body,
-                                  ctx.clock.now(), change.by_service, rows)
+                                  ctx.clock.now(), change.by_service, rows,
+                                  None if change.by_service else ctx.ledger, after)
     for hook, state in plan.hooks:
         await hook.store(state, write)

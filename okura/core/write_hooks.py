@@ -2,10 +2,11 @@
 
 A feature that keeps something in step with a table's items (snapshots being taken,
 the point-in-time history's log, the stream, the Kinesis destination's change log, the
-TTL expiry index) registers one Hook here, once, when its module is imported. The one write loop
-(core.items) asks `plan(table)` which hooks a table's document turns on and with
-what state, and runs them in the writing transaction for every item it stores, so
-no write path can skip one. A new feature (a replication log, a vector index) is one
+TTL expiry index, the vector indexes) registers one Hook here, once, when its module is
+imported. The one write loop (core.items) asks `plan(table)` which hooks a table's
+document turns on and with what state, checks every new item with them as part of its
+decision, and runs them in the writing transaction for every item it stores, so no
+write path can skip one. A new feature (a replication log, a vector index) is one
 module with one Hook and one `register` call, imported by core.items.
 
 A plan is made once per table document (a Table object), not per request: it is
@@ -14,9 +15,10 @@ kept here by table id, and remade when the table the write holds is another obje
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
+    from okura.core.capacity import Ledger
     from okura.core.catalog import Table
     from okura.core.database import Database
     from okura.storage.engine import Transaction
@@ -26,14 +28,17 @@ class ItemWrite:
     """One item's stored change, as the hooks see it: `old` and `new` are the item
     before and after (None: absent), `body` the new item's stored JSON. `rows` are
     rows for the unit's put_many at the end of the write (a hook adds its own there
-    when nothing reads them in the same transaction)."""
+    when nothing reads them in the same transaction). `ledger` is the request's (None
+    for a write DynamoDB itself makes, which costs nothing); `after` collects calls to make
+    once the write's unit has committed (state a process keeps beside storage)."""
 
     __slots__ = ("db", "unit", "table", "hk", "rk", "old", "old_size", "new", "size", "body",
-                 "now", "by_service", "rows")
+                 "now", "by_service", "rows", "ledger", "after")
 
     def __init__(self, db: Database, unit: Transaction, table: Table, hk: bytes, rk: bytes,
                  old: dict | None, old_size: int, new: dict | None, size: int,
-                 body: bytes | None, now: float, by_service: bool, rows: list) -> None:
+                 body: bytes | None, now: float, by_service: bool, rows: list,
+                 ledger: Ledger | None, after: list[Callable[[], None]]) -> None:
         self.db = db
         self.unit = unit
         self.table = table
@@ -47,6 +52,8 @@ class ItemWrite:
         self.now = now
         self.by_service = by_service  # a deletion by DynamoDB itself (TTL expiry)
         self.rows = rows
+        self.ledger = ledger
+        self.after = after
 
 
 class Hook:
@@ -60,9 +67,16 @@ class Hook:
     # once the write commits; None: none.
     wakes: str | None = None
 
+    # Whether `check` refuses some new items (a vector of the wrong length)
+    checks = False
+
     def state(self, table: Table) -> object | None:
         """What the hook needs of this table document; None: it is off for the table."""
         raise NotImplementedError
+
+    def check(self, state, new: dict) -> None:
+        """Refuse (raise a DynamoError) a new item the feature cannot take; part of the
+        write's decision, so a transaction refuses only that action."""
 
     async def store(self, state, write: ItemWrite) -> None:
         """Add the hook's rows for one stored change to the write's unit."""
@@ -80,7 +94,7 @@ def register(hook: Hook) -> None:
 class Plan:
     """The hooks a table's document turns on, each with its state."""
 
-    __slots__ = ("table", "hooks", "observes_old", "wakes")
+    __slots__ = ("table", "hooks", "observes_old", "wakes", "checks")
 
     def __init__(self, table: Table) -> None:
         self.table = table
@@ -90,6 +104,7 @@ class Plan:
         self.observes_old = bool(table.indexes) or any(
             hook.observes_old for hook, _ in self.hooks)
         self.wakes = {hook.wakes for hook, _ in self.hooks if hook.wakes is not None}
+        self.checks = tuple((hook, state) for hook, state in self.hooks if hook.checks)
 
 
 _plans: dict[int, Plan] = {}  # by table id: the plan of the table document last seen

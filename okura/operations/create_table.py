@@ -8,7 +8,7 @@ from okura.core import table_lookup
 from okura.core.catalog import CREATING
 from okura.core.context import Context
 from okura.core.streams.state import follow_table
-from okura.operations.shared import index_rules, table_rules, table_settings
+from okura.operations.shared import index_rules, table_rules, table_settings, vector_rules
 from okura.operations.shared.table_description import describe
 from okura.operations.shared.table_rules import PAY_PER_REQUEST, PROVISIONED
 
@@ -51,7 +51,10 @@ def table_document(ctx: Context, body: dict) -> dict:
     types = table_rules.attribute_types(body["AttributeDefinitions"])
     table_keys = [element["AttributeName"] for element in schema]
     indexes = index_rules.declared(body, schema)
-    table_rules.check_definitions(types, table_keys, indexes.key_names())
+    vectors = body.get(vector_rules.MEMBER) or []
+    vector_rules.check_defined(vectors, types)
+    table_rules.check_definitions(types, table_keys,
+                                  indexes.key_names() + vector_rules.search_names(vectors))
     table_rules.check_distinct(schema)
     mode, throughput = _billing(body)
     indexes.check_throughput(mode, body.get("BillingMode") is not None)
@@ -75,6 +78,9 @@ def table_document(ctx: Context, body: dict) -> dict:
         if mode == PAY_PER_REQUEST:
             doc["BillingModeSummary"]["LastUpdateToPayPerRequestDateTime"] = now
     doc.update(indexes.documents())
+    vector_entries = vector_rules.declared(body, types, table_keys, mode, indexes.all())
+    if vector_entries:
+        doc[vector_rules.MEMBER] = vector_entries
     stream = body.get("StreamSpecification")
     if stream is not None:
         table_settings.check_stream(stream, creating=True)
@@ -105,4 +111,6 @@ async def handle(ctx: Context, body: dict) -> dict:
     description = await describe(db, table, counts=False, status=CREATING)
     for index in description.get("GlobalSecondaryIndexes", ()):
         index["IndexStatus"] = index["WarmThroughput"]["Status"] = CREATING
+    for index in description.get(vector_rules.MEMBER, ()):
+        index["IndexStatus"] = CREATING
     return {"TableDescription": description}

@@ -7,13 +7,14 @@ from okura.core import table_lookup
 from okura.core.catalog import ACTIVE, UPDATING, Table
 from okura.core.context import Context
 from okura.core.streams.state import follow_table
-from okura.operations.shared import index_updates, table_rules, table_settings
+from okura.operations.shared import index_updates, table_rules, table_settings, vector_rules
 from okura.operations.shared.table_description import describe
 from okura.operations.shared.table_rules import PAY_PER_REQUEST, PROVISIONED
 
 _CHANGES = ("ProvisionedThroughput", "BillingMode", "StreamSpecification",
             "GlobalSecondaryIndexUpdates", "SSESpecification", "ReplicaUpdates", "TableClass",
-            "DeletionProtectionEnabled", "OnDemandThroughput", "WarmThroughput")
+            "DeletionProtectionEnabled", "OnDemandThroughput", "WarmThroughput",
+            "VectorIndexUpdates")
 
 
 def _billing_mode(doc: dict) -> str:
@@ -154,12 +155,18 @@ async def handle(ctx: Context, body: dict) -> dict:
     doc = updated_document(table, body, ctx.region, db.account, now)
     if body.get("GlobalSecondaryIndexUpdates"):
         await index_updates.change_indexes(db, table, doc, body, now)
+    created: list[int] = []
+    if body.get("VectorIndexUpdates"):
+        created = await vector_rules.change(db, table, doc, body)
+    elif doc.get(vector_rules.MEMBER) and _billing_mode(doc) != PAY_PER_REQUEST:
+        raise vector_rules.on_demand_only()
     # Only changes DynamoDB applies in the background pass through UPDATING.
     background = any(member in body for member in _CHANGES if member != "DeletionProtectionEnabled")
     if background:
         doc["TableStatus"] = UPDATING
         doc["StatusUntil"] = db.status_until(now)
     table = await db.catalog.save(table, doc)
+    await vector_rules.start(db, table, created)
     if "StreamSpecification" in body:
         await follow_table(db, ctx.region, table.name)
     # as DynamoDB answers, whatever the delay

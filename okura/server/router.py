@@ -15,7 +15,8 @@ from okura.operations import (batch_execute_statement, batch_get_item, batch_wri
                               create_table, delete_item, delete_table, describe_endpoints,
                               describe_limits, describe_table, describe_ttl, execute_statement,
                               execute_transaction, get_item, list_tables, put_item, query, scan,
-                              tags, transact_get_items, transact_write_items, update_item,
+                              search_vectors, tags, transact_get_items, transact_write_items,
+                              update_item,
                               update_table, update_ttl)
 from okura.operations import (describe_export, describe_import, export_table_to_point_in_time,
                               import_table, list_exports, list_imports)
@@ -95,6 +96,7 @@ _DYNAMODB = (
     _op("DeleteItem", delete_item.handle, item("DeleteItem", "Key")),
     _op("Query", query.handle, read("Query")),
     _op("Scan", scan.handle, read("Scan")),
+    _op("SearchVectors", search_vectors.handle, read("SearchVectors")),
     _op("BatchGetItem", batch_get_item.handle, batch_get()),
     _op("BatchWriteItem", batch_write_item.handle, batch_write(), batch_write_item.fast),
     _op("TransactWriteItems", transact_write_items.handle, transaction("TransactWriteItems")),

@@ -30,6 +30,10 @@ async def describe(db: Database, table: Table, counts: bool = True,
         if kind in description:
             description[kind] = [_index(table, index, stats.get(ids.get(index["IndexName"])))
                                  for index in description[kind]]
+    if "VectorIndexes" in description:
+        description["VectorIndexes"] = [
+            _vector_index(table, index, stats.get(ids.get(index["IndexName"])))
+            for index in description["VectorIndexes"]]
     if "LatestStreamLabel" in doc:
         description["LatestStreamArn"] = arns.stream(table.arn, doc["LatestStreamLabel"])
     return description
@@ -51,4 +55,10 @@ def _index(table: Table, index: dict, stats: tuple[int, int] | None) -> dict:
         described["WarmThroughput"] = _warm(index, index["IndexStatus"])
     if stats is not None:
         described["ItemCount"], described["IndexSizeBytes"] = stats
+    return described
+
+
+def _vector_index(table: Table, index: dict, stats: tuple[int, int] | None) -> dict:
+    described = dict(index, IndexArn=arns.index(table.arn, index["IndexName"]))
+    described["ItemCount"], described["IndexSizeBytes"] = stats or (0, 0)
     return described

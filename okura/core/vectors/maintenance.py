@@ -1,0 +1,145 @@
+"""Keeping vector indexes: the write hook that stores each item's row in its index's row
+space (in the write's transaction) and the per-database state, `Vectors`, that holds
+each index's vectors in memory for searches.
+
+The rows in storage are the truth, on every backend; the in-memory Matrix of an index is
+loaded from them on its first search (float32 bytes copied, no item decoded) and then
+follows this process's writes, applied once their unit has committed. While a load is
+under way, committed changes queue and are replayed after it (replaying one the load
+already saw changes nothing). Matrices are keyed by the index's row space id, which a
+deleted and re-created index does not share; a table document without the index drops
+its matrix.
+"""
+from __future__ import annotations
+
+import asyncio
+from functools import partial
+from typing import TYPE_CHECKING
+
+from okura.core import features, write_hooks
+from okura.core.vectors.definitions import VectorIndex, of_table
+from okura.core.vectors.matrix import Matrix
+from okura.storage import keys
+
+if TYPE_CHECKING:
+    from okura.core.catalog import Table
+
+LOAD_CHUNK = 4096  # rows per storage read while loading a matrix
+
+
+@features.register
+class Vectors(features.Feature):
+    def __init__(self, db) -> None:
+        super().__init__(db)
+        self._matrices: dict[int, Matrix] = {}  # by index row space id
+        self._loading: dict[int, list[tuple[bytes, bytes | None]]] = {}
+        self._locks: dict[int, asyncio.Lock] = {}
+        self._ids: dict[int, frozenset[int]] = {}  # table id -> its vector index ids
+
+    def notice(self, table: Table) -> None:
+        ids = frozenset(index.id for index in of_table(table))
+        for gone in self._ids.get(table.id, frozenset()) - ids:
+            self.forget(gone)
+        if ids:
+            self._ids[table.id] = ids
+        else:
+            self._ids.pop(table.id, None)
+
+    def forget(self, index_id: int) -> None:
+        self._matrices.pop(index_id, None)
+        self._loading.pop(index_id, None)
+        self._locks.pop(index_id, None)
+
+    def committed(self, index: VectorIndex, key: bytes, row: bytes | None) -> None:
+        """A committed write changed `key`'s row (None: removed)."""
+        matrix = self._matrices.get(index.id)
+        if matrix is not None:
+            _apply(matrix, index, key, row)
+        else:
+            queued = self._loading.get(index.id)
+            if queued is not None:
+                queued.append((key, row))
+
+    async def matrix(self, index: VectorIndex) -> Matrix:
+        """The index's vectors, loaded from storage the first time."""
+        found = self._matrices.get(index.id)
+        if found is not None:
+            return found
+        lock = self._locks.setdefault(index.id, asyncio.Lock())
+        async with lock:
+            found = self._matrices.get(index.id)
+            if found is None:
+                found = await self._load(index)
+        return found
+
+    async def _load(self, index: VectorIndex) -> Matrix:
+        queued: list[tuple[bytes, bytes | None]] = []
+        self._loading[index.id] = queued
+        try:
+            engine = self.db.engine
+            async with engine.reader() as unit:
+                count = (await unit.table_stats(index.id))[0]
+            matrix = Matrix(index.dims, index.distance, index.names, count)
+            after = None
+            while True:
+                async with engine.reader() as unit:
+                    rows = await unit.scan(index.id, after, None, None, LOAD_CHUNK)
+                for hk, rk, _, doc in rows:
+                    _apply(matrix, index, keys.terminated(hk) + rk, doc)
+                if len(rows) < LOAD_CHUNK:
+                    break
+                after = (rows[-1][0], rows[-1][1])
+            for key, row in queued:
+                _apply(matrix, index, key, row)
+        finally:
+            self._loading.pop(index.id, None)
+        if index.id in self._locks:  # not forgotten meanwhile
+            self._matrices[index.id] = matrix
+        return matrix
+
+
+def _apply(matrix: Matrix, index: VectorIndex, key: bytes, row: bytes | None) -> None:
+    if row is None:
+        matrix.remove(key)
+    else:
+        vector, values = index.parse(row)
+        matrix.put(key, vector, values)
+
+
+class _Hook(write_hooks.Hook):
+    """Every write moves the item's row in each vector index of its table, and charges
+    the bytes replicated (VectorWriteRequestBytes) when an indexed or projected
+    attribute changed."""
+
+    name = "vectors"
+    checks = True
+
+    def state(self, table: Table) -> list[VectorIndex] | None:
+        return of_table(table) or None
+
+    def check(self, indexes: list[VectorIndex], new: dict) -> None:
+        for index in indexes:
+            index.check(new)
+
+    async def store(self, indexes: list[VectorIndex], write: write_hooks.ItemWrite) -> None:
+        old, new = write.old, write.new
+        vectors = Vectors.of(write.db)
+        for index in indexes:
+            before, after = index.row(old), index.row(new)
+            if before is not None or after is not None:
+                if after is None:
+                    await write.unit.delete(index.id, write.hk, write.rk)
+                else:
+                    await write.unit.put(index.id, write.hk, write.rk, len(after), after)
+            changed = before != after or (after is not None and (
+                index.projection(old or {}) != index.projection(new or {})))
+            if changed and write.ledger is not None:
+                shown = new if after is not None else old
+                assert shown is not None
+                write.ledger.vector(write.table, index.name, index.write_bytes(shown))
+            if before != after:
+                key = keys.terminated(write.hk) + write.rk
+                write.after.append(partial(vectors.committed, index, key, after))
+
+
+write_hooks.register(_Hook())
