@@ -2,8 +2,8 @@
 
 The operation creates the target table CREATING (StatusUntil UNTIL_DONE: it serves
 nothing until the restore ends) with its RestoreSummary, and submits a "restore" job.
-Each step of the job writes a chunk of items, with their index entries and
-item-collection sizes, in one storage transaction, and the job resumes after the last
+Each step of the job writes a chunk of items, with their index entries, vector index
+rows and item-collection sizes, in one storage transaction, and the job resumes after the last
 chunk written (a restart, another node); an item the target already holds is skipped,
 so a step run again writes nothing twice. From a history, a chunk is a page of the
 state as of the restore time in key order (History.page_at). At the end the
@@ -17,6 +17,8 @@ import orjson
 
 from okura.core import backups, history, index_entries, item_collections, jobs
 from okura.core.catalog import ACTIVE, CatalogChanged, Table
+from okura.core.vectors import maintenance
+from okura.core.vectors.definitions import MEMBER as VECTORS
 from okura.storage.engine import Transaction
 
 if TYPE_CHECKING:
@@ -49,13 +51,16 @@ async def _insert(unit: Transaction, table: Table, rows: list[tuple]) -> None:
     """Write restored items the table does not hold yet, with their index entries (an
     item that breaks an index's key rules stays out of it, as in a backfill)."""
     lsi = bool(table.doc.get("LocalSecondaryIndexes"))
+    vectors = VECTORS in table.doc
     for hk, rk, size, doc in rows:
         if await unit.get(table.id, hk, rk) is not None:
             continue
         await unit.put(table.id, hk, rk, size, doc)
-        if not table.indexes:
+        if not table.indexes and not vectors:
             continue
         item = orjson.loads(doc)
+        if vectors:
+            await maintenance.store_item(unit, table, hk, rk, item)
         growth = size
         for index in table.indexes:
             found = index_entries.entry(index, table, item, hk, rk) if \

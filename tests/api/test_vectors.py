@@ -427,3 +427,22 @@ def test_random_data_with_many_ties_matches_reference(ddb):
     assert scores == sorted(scores)
     expected = sorted(math.sqrt(float(v @ v)) for v in vectors.values())
     assert scores == pytest.approx(expected, abs=1e-5)
+
+
+def test_a_ttl_deletion_leaves_the_index():
+    own = Server()
+    try:
+        ddb = own.client()
+        table = create(ddb, [vector_index()])
+        ddb.update_time_to_live(TableName=table, TimeToLiveSpecification={
+            "Enabled": True, "AttributeName": "exp"})
+        now = advance(own, 0)
+        ddb.put_item(TableName=table, Item={"pk": {"S": "gone"}, "v": as_list([1.0] * DIMS),
+                                            "exp": {"N": str(int(now) + 60)}})
+        ddb.put_item(TableName=table, Item={"pk": {"S": "kept"}, "v": as_list([2.0] * DIMS)})
+        assert len(search(ddb, table, [1.0] * DIMS)) == 2
+        advance(own, 120)
+        wait_for(lambda: ddb.scan(TableName=table)["Count"] == 1)
+        assert [r["Item"]["pk"]["S"] for r in search(ddb, table, [1.0] * DIMS)] == ["kept"]
+    finally:
+        own.stop()

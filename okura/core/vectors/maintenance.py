@@ -98,6 +98,15 @@ class Vectors(features.Feature):
         return matrix
 
 
+async def store_item(unit, table: Table, hk: bytes, rk: bytes, item: dict) -> None:
+    """Store an item's rows in its table's vector indexes, outside the write loop (a
+    restore filling a table nothing serves yet)."""
+    for index in of_table(table):
+        row = index.row(item)
+        if row is not None:
+            await unit.put(index.id, hk, rk, len(row), row)
+
+
 def _apply(matrix: Matrix, index: VectorIndex, key: bytes, row: bytes | None) -> None:
     if row is None:
         matrix.remove(key)

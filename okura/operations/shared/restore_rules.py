@@ -10,6 +10,7 @@ from okura.core import restores, table_lookup
 from okura.core.catalog import CREATING, DELETING
 from okura.core.context import Context
 from okura.operations.create_table import table_document
+from okura.operations.shared import vector_rules
 from okura.operations.shared.backup_replies import billing_mode
 from okura.operations.shared.table_description import describe
 from okura.operations.shared.table_rules import PROVISIONED
@@ -80,8 +81,14 @@ def target_document(ctx: Context, source: dict, body: dict, summary: dict) -> di
         request["GlobalSecondaryIndexes"] = globals_
     if locals_:
         request["LocalSecondaryIndexes"] = locals_
+    vectors = body.get("VectorIndexOverride")
+    if vectors is None:
+        vectors = [vector_rules.definition(index) for index in source.get(vector_rules.MEMBER, ())]
+    if vectors:
+        request[vector_rules.MEMBER] = vectors
     used = {element["AttributeName"] for owner in (request, *globals_, *locals_)
             for element in owner["KeySchema"]}
+    used.update(vector_rules.search_names(vectors))
     request["AttributeDefinitions"] = [definition for definition in source["AttributeDefinitions"]
                                        if definition["AttributeName"] in used]
     sse = body.get("SSESpecificationOverride") or _sse(source)

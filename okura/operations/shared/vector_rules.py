@@ -86,11 +86,16 @@ def check(indexes: list[dict], types: dict[str, str], key_names: list[str], mode
                 f"{MAX_PROJECTED}, number of projected attributes:{projected}")
 
 
+def definition(index: dict) -> dict:
+    """A VectorIndex (the request's form) of a description or request."""
+    return {name: index[name] for name in ("IndexName", "VectorAttribute", "SearchSchema",
+                                           "Projection", "Dimensions", "DistanceFunction")
+            if name in index}
+
+
 def entry(index: dict, status: str, backfilling: bool) -> dict:
     """The index's VectorIndexDescription as the catalog keeps it."""
-    out = {name: index[name] for name in ("IndexName", "VectorAttribute", "SearchSchema",
-                                          "Projection", "Dimensions", "DistanceFunction")
-           if name in index}
+    out = definition(index)
     out["IndexStatus"] = status
     out["Backfilling"] = backfilling
     return out
