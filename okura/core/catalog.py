@@ -198,10 +198,13 @@ class Catalog:
         version = None
         invalidations = self._invalidations
         async with self.engine.transaction() as unit:
-            # Its rows, its indexes' entries, its item-collection sizes (-id) and its
-            # TTL expiry index.
-            for tid in (table.id, *table.doc.get("IndexIds", {}).values(),
-                        spaces.collections_of(table.id), spaces.expiry_of(table.id)):
+            # Its rows, its indexes' entries, its item-collection sizes (-id), its
+            # TTL expiry index and its vector indexes' change logs.
+            ids = table.doc.get("IndexIds", {})
+            for tid in (table.id, *ids.values(), spaces.collections_of(table.id),
+                        spaces.expiry_of(table.id),
+                        *(spaces.vector_log_of(ids[index["IndexName"]])
+                          for index in table.doc.get("VectorIndexes", ()))):
                 await unit.drop_rows(tid)
             if finished:
                 await unit.catalog_delete(table.id)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 _BASE = -(1 << 62)
 _EXPIRIES = _BASE - (1 << 32)  # and below: expiry indexes, by table id
+_VECTOR_LOGS = _BASE - (2 << 32)  # and below: vector indexes' change logs, by index id
 
 CLOCK = _BASE                # the shared clock offset
 LEASES = _BASE - 1           # leases (TTL sweeper, index jobs)
@@ -36,3 +37,8 @@ def collections_of(table_id: int) -> int:
 def expiry_of(table_id: int) -> int:
     """The row space of a TTL table's expiry index."""
     return _EXPIRIES - table_id
+
+
+def vector_log_of(index_id: int) -> int:
+    """The row space of a vector index's change log (core/vectors/changes.py)."""
+    return _VECTOR_LOGS - index_id

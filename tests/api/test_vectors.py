@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from botocore.exceptions import ClientError
 
-from conftest import Server, error_of, unique_name
+from conftest import Server, error_of, new_database, unique_name
 from test_clock import advance
 from test_indexes_update import wait_for
 
@@ -446,3 +446,22 @@ def test_a_ttl_deletion_leaves_the_index():
         assert [r["Item"]["pk"]["S"] for r in search(ddb, table, [1.0] * DIMS)] == ["kept"]
     finally:
         own.stop()
+
+
+def test_two_nodes_over_one_database_see_each_others_writes():
+    with new_database() as url:
+        first, second = Server("--postgres", url), Server("--postgres", url)
+        try:
+            a, b = first.client(), second.client()
+            table = create(a, [vector_index()])
+            one = [1.0] * DIMS
+            a.put_item(TableName=table, Item={"pk": {"S": "x"}, "v": as_list(one)})
+            assert [r["Item"]["pk"]["S"] for r in search(b, table, one)] == ["x"]
+            a.put_item(TableName=table, Item={"pk": {"S": "y"}, "v": as_list([2.0] * DIMS)})
+            a.delete_item(TableName=table, Key={"pk": {"S": "x"}})
+            assert [r["Item"]["pk"]["S"] for r in search(b, table, one)] == ["y"]
+            b.put_item(TableName=table, Item={"pk": {"S": "z"}, "v": as_list(one)})
+            assert [r["Item"]["pk"]["S"] for r in search(a, table, one)] == ["z", "y"]
+        finally:
+            first.stop()
+            second.stop()

@@ -8,18 +8,22 @@ follows this process's writes, applied once their unit has committed. While a lo
 under way, committed changes queue and are replayed after it (replaying one the load
 already saw changes nothing). Matrices are keyed by the index's row space id, which a
 deleted and re-created index does not share; a table document without the index drops
-its matrix.
+its matrix. On storage several nodes share, each write also notes the key in the
+index's change log, from which a node catches up before each search (changes.py).
 """
 from __future__ import annotations
 
 import asyncio
+import math
 from functools import partial
 from typing import TYPE_CHECKING
 
 from okura.core import features, write_hooks
+from okura.core.vectors import changes
 from okura.core.vectors.definitions import VectorIndex, of_table
 from okura.core.vectors.matrix import Matrix
 from okura.storage import keys
+from okura.storage.engine import doc_of
 
 if TYPE_CHECKING:
     from okura.core.catalog import Table
@@ -35,6 +39,9 @@ class Vectors(features.Feature):
         self._loading: dict[int, list[tuple[bytes, bytes | None]]] = {}
         self._locks: dict[int, asyncio.Lock] = {}
         self._ids: dict[int, frozenset[int]] = {}  # table id -> its vector index ids
+        # on shared storage, by index id: the clock at the last catch-up and trim
+        self._synced: dict[int, float] = {}
+        self._trimmed: dict[int, float] = {}
 
     def notice(self, table: Table) -> None:
         ids = frozenset(index.id for index in of_table(table))
@@ -47,6 +54,8 @@ class Vectors(features.Feature):
 
     def forget(self, index_id: int) -> None:
         self._matrices.pop(index_id, None)
+        self._synced.pop(index_id, None)
+        self._trimmed.pop(index_id, None)
         self._loading.pop(index_id, None)
         self._locks.pop(index_id, None)
 
@@ -61,16 +70,41 @@ class Vectors(features.Feature):
                 queued.append((key, row))
 
     async def matrix(self, index: VectorIndex) -> Matrix:
-        """The index's vectors, loaded from storage the first time."""
+        """The index's vectors, loaded from storage the first time (and, on shared
+        storage, caught up with the other nodes' writes: changes.py)."""
         found = self._matrices.get(index.id)
-        if found is not None:
+        if found is not None and not self.db.engine.shared:
             return found
         lock = self._locks.setdefault(index.id, asyncio.Lock())
         async with lock:
             found = self._matrices.get(index.id)
+            if found is not None and self.db.engine.shared:
+                found = await self._catch_up(index, found)
             if found is None:
+                self._synced[index.id] = self.db.clock.now()
                 found = await self._load(index)
         return found
+
+    async def _catch_up(self, index: VectorIndex, matrix: Matrix) -> Matrix | None:
+        """Apply the rows other nodes changed since the last catch-up; None when that is
+        too long ago for the log (the caller loads the index anew)."""
+        now = self.db.clock.now()
+        synced = self._synced.get(index.id, -math.inf)
+        if not 0 <= now - synced < changes.RETAIN - changes.WINDOW:
+            self._matrices.pop(index.id, None)
+            return None
+        engine = self.db.engine
+        written = await changes.since(engine, index.id, synced - changes.WINDOW)
+        if written:
+            async with engine.reader() as unit:
+                for hk, rk in written:
+                    row = await unit.get(index.id, hk, rk)
+                    _apply(matrix, index, keys.terminated(hk) + rk, doc_of(row))
+        self._synced[index.id] = now
+        if now - self._trimmed.get(index.id, -math.inf) > changes.WINDOW:
+            self._trimmed[index.id] = now
+            await changes.trim(engine, index.id, now - changes.RETAIN)
+        return matrix
 
     async def _load(self, index: VectorIndex) -> Matrix:
         queued: list[tuple[bytes, bytes | None]] = []
@@ -133,6 +167,7 @@ class _Hook(write_hooks.Hook):
     async def store(self, indexes: list[VectorIndex], write: write_hooks.ItemWrite) -> None:
         old, new = write.old, write.new
         vectors = Vectors.of(write.db)
+        shared = write.db.engine.shared
         for index in indexes:
             before, after = index.row(old), index.row(new)
             if before is not None or after is not None:
@@ -147,6 +182,8 @@ class _Hook(write_hooks.Hook):
                 assert shown is not None
                 write.ledger.vector(write.table, index.name, index.write_bytes(shown))
             if before != after:
+                if shared:
+                    await changes.note(write.unit, index.id, write.now, write.hk, write.rk)
                 key = keys.terminated(write.hk) + write.rk
                 write.after.append(partial(vectors.committed, index, key, after))
 

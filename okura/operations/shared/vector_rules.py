@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from okura import errors
 from okura.core.catalog import ACTIVE, CREATING, Table
+from okura.core.spaces import vector_log_of
 from okura.core.vectors import backfill
 from okura.core.vectors.definitions import HASH, MEMBER
 from okura.operations.shared import index_rules
@@ -142,8 +143,10 @@ async def change(db: Database, table: Table, doc: dict, body: dict) -> list[int]
         else:
             del doc[MEMBER]
         ids = dict(doc["IndexIds"])
+        index_id = ids.pop(name)
         async with db.engine.transaction() as unit:
-            await unit.drop_rows(ids.pop(name))
+            await unit.drop_rows(index_id)
+            await unit.drop_rows(vector_log_of(index_id))
         doc["IndexIds"] = ids
         return []
     definitions = {d["AttributeName"]: d for d in doc["AttributeDefinitions"]}
