@@ -319,3 +319,25 @@ def test_keyboard_use(page, console_server):
     page.keyboard.press("Escape")
     expect(editor).to_be_hidden()
     expect(row).to_be_focused()
+
+
+def test_vector_search_box(page, console_server):
+    ddb = console_server.client()
+    ddb.create_table(TableName="docs", KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+                     AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+                     BillingMode="PAY_PER_REQUEST", VectorIndexes=[{
+                         "IndexName": "embedding", "VectorAttribute": {"AttributeName": "v"},
+                         "Dimensions": 2, "DistanceFunction": "EUCLIDEAN",
+                         "Projection": {"ProjectionType": "ALL"}}])
+    for name, x in (("near", "1"), ("far", "9")):
+        ddb.put_item(TableName="docs", Item={"id": {"S": name},
+                                             "v": {"L": [{"N": x}, {"N": "0"}]}})
+    page.goto(page.base + "#/items/docs")
+    page.get_by_text("Vector search").click()
+    page.get_by_label("Search vector").fill("[0, 0]")
+    page.get_by_label("TopK").fill("2")
+    page.get_by_role("button", name="Search", exact=True).click()
+    panel = page.locator("details.vector-search")
+    expect(panel.get_by_role("caption")).to_contain_text("2 results")
+    expect(panel.get_by_role("row").nth(1)).to_contain_text("near")
+    expect(panel.get_by_role("row").nth(2)).to_contain_text("far")

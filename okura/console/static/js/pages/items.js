@@ -1,9 +1,11 @@
-// Items: Query or Scan a table or index a page at a time, and create, edit, duplicate
-// and delete items (as a form, plain JSON or DynamoDB JSON).
+// Items: Query or Scan a table or index a page at a time, search a vector index
+// (vectors.js), and create, edit, duplicate and delete items (as a form, plain JSON or
+// DynamoDB JSON).
 import { ddb } from "../api.js";
 import { describe, keysText, schemaOf, tablePicker, typeOf } from "../catalog.js";
 import { cell, fromField, keyOf, sortKey, toDynamoItem, toField, toPlainItem, TYPES } from "../dynamo.js";
 import { act, dialog, field, grid, h, input, select, status } from "../ui.js";
+import { vectorSearch } from "./vectors.js";
 
 const SORT_OPS = [["=", "="], ["<", "<"], ["<=", "<="], [">", ">"], [">=", ">="],
   ["begins_with", "begins with"], ["between", "between"]];
@@ -219,7 +221,7 @@ async function explorer(table, message) {
       h("button", { type: "button", onclick: () => editor(table, null, "new", reload) },
         "Create item")));
   run();
-  return h("div", {}, form, expression, columnsBox, pager, results);
+  return h("div", {}, form, vectorSearch(table, message), expression, columnsBox, pager, results);
 }
 
 // The item editor: `mode` "edit" (an existing item), "new" or "duplicate".
