@@ -9,7 +9,9 @@ prices/ (one per region; docs/advisor.md says how to update them).
   blocks of 100 units (Standard class only), the remainder at the hourly rate.
 - Storage by table class, indexes' included; point-in-time recovery on the table's size;
   on-demand backups on their size; stream reads per 100,000 (Lambda triggers' are free,
-  so only those the user states); global tables' replicated writes per replica.
+  so only those the user states); global tables' replicated writes per replica; vector
+  indexes' storage where the price file has `vector_storage_gb_month` (None otherwise:
+  no vector prices are published in the files yet).
 A month is 730 hours, as AWS's calculator counts; a GB is 2^30 bytes. The free tier is
 not subtracted: it is per account, not per table.
 """
@@ -168,7 +170,12 @@ def monthly(table: TableView, rates: Rates, region: str) -> dict | None:
     stream = (table.description.get("StreamSpecification") or {}).get("StreamEnabled")
     streams = (rates.stream_reads_per_second * SECONDS / 1e5
                * price["stream_read_request_units_per_100k"]) if stream else 0.0
-    fixed = pitr + backups + streams
+    # vector indexes: their size is known, their prices only where the price file has them
+    vector_indexes = table.description.get("VectorIndexes") or ()
+    vector_gb = sum(index.get("IndexSizeBytes") or 0 for index in vector_indexes) / GB
+    vector_price = price.get("vector_storage_gb_month")
+    vectors = None if vector_price is None else vector_gb * vector_price
+    fixed = pitr + backups + streams + (vectors or 0.0)
 
     def total(lines: dict) -> float:
         return lines["throughput"] + lines["storage"] + lines["replicated_writes"] + fixed
@@ -179,6 +186,8 @@ def monthly(table: TableView, rates: Rates, region: str) -> dict | None:
            "storage_gb": table_gb + index_gb, **costs, "pitr": pitr, "backups": backups,
            "streams": streams, "total": total(costs), "other_class": other,
            "other_class_total": total(alternative)}
+    if vector_indexes:
+        out.update(vector_storage_gb=vector_gb, vectors=vectors)
     return {key: round(value, 4) if isinstance(value, float) else value
             for key, value in out.items()}
 

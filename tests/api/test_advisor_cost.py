@@ -9,6 +9,7 @@ import pytest
 
 from advisor_common import (advise, build, good_design, okura_server, own_server,  # noqa: F401
                             rules_of)
+from okura.advisor import cost
 from okura.advisor.cost import Rates, monthly
 from okura.advisor.model import TableView
 
@@ -45,6 +46,18 @@ def test_on_demand_month_in_us_east_1():
     # provisioned at 70 %: ceil(10 / 0.7) = 15 RCU, ceil(5 / 0.7) = 8 WCU, for 730 h
     assert line["provisioned"] == approx(15 * 0.00013 * 730 + 8 * 0.00065 * 730)
     assert line["provisioned_reserved"] is None  # under 100 units: nothing to reserve
+
+
+def test_vector_index_storage_is_reported_and_priced_only_when_prices_are_known(monkeypatch):
+    vectors = [{"IndexName": "emb", "IndexSizeBytes": 2 * 1024 ** 3}]
+    line = monthly(_table(VectorIndexes=vectors), Rates(storage_gb=1), "us-east-1")
+    assert line is not None and line["vector_storage_gb"] == approx(2)
+    assert line["vectors"] is None  # no vector prices in the file
+    priced = dict(cost.prices("us-east-1"), vector_storage_gb_month=0.5)
+    monkeypatch.setattr(cost, "prices", lambda region: priced)
+    line = monthly(_table(VectorIndexes=vectors), Rates(storage_gb=1), "us-east-1")
+    assert line is not None and line["vectors"] == approx(1.0)
+    assert "vectors" not in (monthly(_table(), Rates(storage_gb=1), "us-east-1") or {})
 
 
 def test_on_demand_month_in_tokyo():
