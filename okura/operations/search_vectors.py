@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import orjson
 
 from okura import errors, expressions
 from okura.core import table_lookup
@@ -18,7 +19,7 @@ MAX_TOP_K = 100
 _EXPRESSIONS = ("SearchConditionExpression", "ProjectionExpression")
 
 
-async def handle(ctx: Context, body: dict) -> dict:
+async def handle(ctx: Context, body: dict) -> dict | bytes:
     k = body["TopK"]
     if k > MAX_TOP_K:
         raise errors.validation("Provided TopK value is out of valid range")  # guide
@@ -46,12 +47,21 @@ async def handle(ctx: Context, body: dict) -> dict:
                 "One or more parameter values were invalid: ProjectionExpression can only "
                 f"retrieve attributes projected into the vector index: {outside[0]}")  # unverified
     found, metered = await search(ctx, table, index, query, k, mask)
+    consumed = body.get("ReturnConsumedCapacity") in (INDEXES, TOTAL)
+    if index.everything and projection is None:
+        # the stored items as they are, undecoded (as GetItem's reply)
+        raw = b'{"SearchResults":[' + b",".join(
+            b'{"Item":%s,"Score":%s}' % (doc, orjson.dumps(score)) for doc, score in found) + b"]"
+        if consumed:
+            raw += b',"ConsumedCapacity":' + orjson.dumps({"VectorSearchRequestBytes": float(metered)})
+        return raw + b"}"
     results = []
-    for item, score in found:
+    for doc, score in found:
+        item = index.projection(orjson.loads(doc))
         shown = item if projection is None else expressions.project(projection, item)
         results.append({"Item": shown, "Score": score})
     reply: dict = {"SearchResults": results}
-    if body.get("ReturnConsumedCapacity") in (INDEXES, TOTAL):
+    if consumed:
         reply["ConsumedCapacity"] = {"VectorSearchRequestBytes": float(metered)}
     return reply
 

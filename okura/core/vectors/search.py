@@ -2,15 +2,14 @@
 the table, and the bytes the search is metered in (VectorSearchRequestBytes).
 
 Exact: every vector the filter leaves is scored (core/vectors/matrix.py); no
-approximate index is used. The items come from the table as they are now, projected
-as the index projects them (an item deleted since it was scored is left out).
+approximate index is used. The items come from the table as they are now (an item
+deleted since it was scored is left out), undecoded: the operation projects them.
 """
 from __future__ import annotations
 
 import math
 
 import numpy as np
-import orjson
 
 from okura.core.catalog import Table
 from okura.core.context import Context
@@ -21,8 +20,8 @@ from okura.storage import keys
 
 
 async def search(ctx: Context, table: Table, index: VectorIndex, query: np.ndarray, k: int,
-                 mask: Mask | None) -> tuple[list[tuple[dict, float]], int]:
-    """([(projected item, score)] best first, VectorSearchRequestBytes)."""
+                 mask: Mask | None) -> tuple[list[tuple[bytes, float]], int]:
+    """([(the item's stored wire JSON, score)] best first, VectorSearchRequestBytes)."""
     matrix = await Vectors.of(ctx.db).matrix(index)
     rows = None if mask is None else np.nonzero(mask(matrix))[0]
     examined = matrix.count if rows is None else len(rows)
@@ -36,6 +35,6 @@ async def search(ctx: Context, table: Table, index: VectorIndex, query: np.ndarr
         hk, rk = keys.split_terminated(key)
         row = await engine.read_one(table.id, hk, rk)
         if row is not None:
-            found.append((index.projection(orjson.loads(row[1])), score))
+            found.append((row[1], score))
             metered += row[0]
     return found, metered
