@@ -118,8 +118,9 @@ class Vectors(features.Feature):
             while True:
                 async with engine.reader() as unit:
                     rows = await unit.scan(index.id, after, None, None, LOAD_CHUNK)
-                for hk, rk, _, doc in rows:
-                    _apply(matrix, index, keys.terminated(hk) + rk, doc)
+                vectors, values = index.parse_many([doc for _, _, _, doc in rows])
+                matrix.extend([keys.terminated(hk) + rk for hk, rk, _, _ in rows], vectors,
+                              values)
                 if len(rows) < LOAD_CHUNK:
                     break
                 after = (rows[-1][0], rows[-1][1])

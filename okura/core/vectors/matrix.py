@@ -49,6 +49,20 @@ class Matrix:
         self.data[row] = vector
         self.norms[row] = np.sqrt(np.dot(vector, vector))
 
+    def extend(self, keys: list[bytes], vectors: np.ndarray,
+               values: dict[str, list[bytes | None]]) -> None:
+        """Append rows of keys not held yet, all at once (a load from storage)."""
+        start, count = self.count, len(keys)
+        if start + count > len(self.data):
+            self._grow(start + count)
+        self.data[start:start + count] = vectors
+        self.norms[start:start + count] = np.sqrt(np.einsum("ij,ij->i", vectors, vectors))
+        self.count += count
+        self.keys.extend(keys)
+        self.rows.update(zip(keys, range(start, start + count)))
+        for name, column in self.values.items():
+            column.extend(values[name])
+
     def remove(self, key: bytes) -> None:
         row = self.rows.pop(key, None)
         if row is None:
