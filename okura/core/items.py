@@ -169,11 +169,13 @@ async def _retried(ctx: Context, changes: list[Change], admit: bool = True) -> l
     writes rather than failing one for a concurrent writer."""
     ledger = ctx.ledger
     spent = len(ledger.charges)
+    vectors = None if ledger.vectors is None else dict(ledger.vectors)
     for attempt in range(WRITE_ATTEMPTS):
         try:
             return await write_all(ctx, changes, admit=admit)
         except Conflict:
             del ledger.charges[spent:]  # the lost attempt wrote nothing: it costs nothing
+            ledger.vectors = None if vectors is None else dict(vectors)
             if attempt == WRITE_ATTEMPTS - 1:
                 # what DynamoDB answers a write that meets transactions in flight
                 raise errors.transaction_conflict() from None
