@@ -51,7 +51,11 @@ def clients(nodes):
 
 
 def in_threads(*work) -> list:
-    """Run each callable in its own thread, released together; their results."""
+    """Run each callable in its own thread, released together; their results, once every
+    thread has ended. No join is bounded: a bounded one returned with a thread still
+    running, its result still the initial None, and under load the counter test below read
+    1,997 of 2,000 increments, the rest still to come. A hang is the test timeout's to end;
+    daemon threads then keep no test run from exiting."""
     barrier = threading.Barrier(len(work))
     results: list = [None] * len(work)
 
@@ -62,11 +66,12 @@ def in_threads(*work) -> list:
         except Exception as failure:  # noqa: BLE001 - the test inspects it
             results[i] = failure
 
-    threads = [threading.Thread(target=run, args=(i, job)) for i, job in enumerate(work)]
+    threads = [threading.Thread(target=run, args=(i, job), daemon=True)
+               for i, job in enumerate(work)]
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join(60)
+        thread.join()
     return results
 
 
@@ -113,9 +118,10 @@ def assert_serving(nodes) -> None:
 
 
 def test_counter_incremented_through_both_nodes_ends_exact(nodes):
-    """8 clients add 1, 250 times each, through both nodes: 2,000."""
+    """8 clients add 1, 100 times each, through both nodes: 800. (2,000 took 95-112 s on
+    a loaded machine, near the test timeout; every increment races 7 others either way.)"""
     name = hash_table(nodes[0].client())
-    per_client = 250
+    per_client = 100
 
     def increments(ddb):
         def run():
@@ -324,7 +330,7 @@ def test_index_created_through_one_node_while_the_other_writes_ends_complete(nod
         eventually(active, 30, "the index becoming ACTIVE")
     finally:
         stop.set()
-        thread.join(30)
+        thread.join()  # its last write done before the comparisons below
     assert failures == []
     assert len(written) > 0
 
