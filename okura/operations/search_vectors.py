@@ -10,7 +10,7 @@ from okura.core import table_lookup
 from okura.core.capacity import INDEXES, TOTAL
 from okura.core.catalog import ACTIVE
 from okura.core.context import Context
-from okura.core.vectors import conditions
+from okura.core.vectors import search_filter
 from okura.core.vectors.definitions import VectorIndex, of_table
 from okura.core.vectors.search import search
 from okura.operations.shared.single_item import placeholders
@@ -36,10 +36,10 @@ async def handle(ctx: Context, body: dict) -> dict | bytes:
     values = body.get("ExpressionAttributeValues") or {}
     if condition is None:
         if index.hash_keys:
-            raise conditions.hash_required()
+            raise search_filter.hash_required()
         mask = None
     else:
-        mask = conditions.compile_mask(condition, index, values)
+        mask = search_filter.compile_mask(condition, index, values)
     if projection is not None:
         outside = sorted({path.elements[0] for path in projection.paths} - index.projected)
         if outside and not index.everything:

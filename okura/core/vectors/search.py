@@ -13,7 +13,7 @@ import numpy as np
 
 from okura.core.catalog import Table
 from okura.core.context import Context
-from okura.core.vectors.conditions import Mask
+from okura.core.vectors.search_filter import Mask
 from okura.core.vectors.definitions import VectorIndex
 from okura.core.vectors.maintenance import Vectors
 from okura.storage import keys
