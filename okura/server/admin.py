@@ -173,7 +173,9 @@ async def insights(app: App, method: bytes, path: bytes) -> tuple[int, bytes]:
 async def _settle(app: App, method: bytes, body: bytes) -> tuple[int, bytes]:
     if method != b"POST":
         return _error(405, "use POST")
-    return 200, orjson.dumps({"settled": await app.db.consistency.settle()})
+    settled = await app.db.consistency.settle()
+    app.db.background.signal("streams")  # triggers deliver the records now readable
+    return 200, orjson.dumps({"settled": settled})
 
 
 _TEST_DATA = {b"/okura/reset": _reset, b"/okura/seed": _seed, b"/okura/faults": _faults,

@@ -187,3 +187,23 @@ def test_the_consistency_endpoint_refuses_what_it_does_not_know(server):
     assert server.admin("POST", "consistency", {"table": 3, "mode": "strong"}) == (
         400, {"error": '"table" must be a table name'})
     assert server.admin("GET", "settle")[0] == 405
+
+
+def test_stream_records_are_readable_once_their_write_is_visible(eventual):
+    ddb = eventual.client()
+    name = unique_name()
+    ddb.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
+                     KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                     AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                     StreamSpecification={"StreamEnabled": True, "StreamViewType": "KEYS_ONLY"})
+    ddb.put_item(TableName=name, Item={"pk": {"S": "a"}})
+    streams = eventual.client("dynamodbstreams")
+    arn = ddb.describe_table(TableName=name)["Table"]["LatestStreamArn"]
+    shard = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0]["ShardId"]
+    iterator = streams.get_shard_iterator(StreamArn=arn, ShardId=shard,
+                                          ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+    first = streams.get_records(ShardIterator=iterator)
+    assert first["Records"] == []
+    eventual.admin("POST", "settle")
+    second = streams.get_records(ShardIterator=first["NextShardIterator"])
+    assert [r["dynamodb"]["Keys"] for r in second["Records"]] == [{"pk": {"S": "a"}}]
