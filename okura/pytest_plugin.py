@@ -23,6 +23,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--okura-consistency", choices=("strong", "eventual"), default="strong",
                     help="the okura fixture's consistency (docs/consistency.md): run a suite "
                          "once strong and once eventual")
+    group.addoption("--okura-consistency-seed", type=int, default=-1, metavar="N",
+                    help="seed the eventual delays (default: a fresh one, logged)")
+    group.addoption("--okura-consistency-max-delay", type=float, default=2.0,
+                    metavar="SECONDS", help="the longest a write stays out of sight (2)")
     group.addoption("--okura-keep-tables", action="store_true",
                     help="do not drop the tables a test made once it ends")
 
@@ -36,7 +40,10 @@ def okura_server(request: pytest.FixtureRequest) -> Iterator[Server]:
     if data_dir and request.config.getoption("okura_memory"):
         raise pytest.UsageError("--okura-memory and --okura-data-dir exclude each other")
     where = {"data_dir": data_dir} if data_dir else {"memory": True}
-    with Server(consistency=request.config.getoption("okura_consistency"), **where) as server:
+    option = request.config.getoption
+    with Server(consistency=option("okura_consistency"),
+                consistency_seed=option("okura_consistency_seed"),
+                consistency_max_delay=option("okura_consistency_max_delay"), **where) as server:
         yield server
 
 
