@@ -18,7 +18,8 @@ Documented in docs/admin.md.
 - GET  /okura/consistency: {"mode": every table's, "tables": {name: its own mode},
   "maxDelay": seconds, "seed": N, "pending": per table and index, writes not yet visible}
 - POST /okura/consistency {"mode": "strong"|"eventual", "table": name (optional)}: set
-  every table's mode, or one table's ("mode": null: it follows every table's again)
+  every table's mode, or one table's ("mode": null: it follows every table's again);
+  "seed": N and "maxDelay": seconds (alone or with a mode) start the delays afresh
 
 - GET, POST {rule} or [rules], DELETE /okura/faults: injected faults (core/faults.py)
 - GET /okura/contributor-insights/<table>[?region=R]: a table's most accessed and
@@ -43,6 +44,7 @@ from typing import TYPE_CHECKING, Callable
 import orjson
 
 from okura.access.guard import RAW
+from okura.core.consistency.delays import Delays
 from okura.core.consistency.lag import MODES as CONSISTENCY_MODES
 from okura.core.faults import FaultError
 from okura.core.insights import Insights
@@ -193,6 +195,20 @@ def _consistency_state(app: App) -> tuple[int, bytes]:
 
 
 def _consistency(app: App, method: bytes, body: bytes) -> tuple[int, bytes]:
+    """The modes as throttling's (`_modes`); a POST may also give "seed" (draw again from
+    it) and "maxDelay" (seconds), alone or with a mode."""
+    request = _json(body) if method == b"POST" else None
+    if isinstance(request, dict) and request.keys() & {"seed", "maxDelay"}:
+        delays = app.db.consistency.delays
+        seed, maximum = request.get("seed", delays.seed), request.get("maxDelay", delays.maximum)
+        if type(seed) is not int or seed < 0:
+            return _error(400, '"seed" must be a non-negative whole number')
+        if (type(maximum) is not int and type(maximum) is not float) or not (
+                math.isfinite(maximum) and maximum >= 0):
+            return _error(400, '"maxDelay" must be a non-negative number of seconds')
+        app.db.consistency.delays = Delays(seed, float(maximum))
+        if not request.keys() & {"mode", "table"}:
+            return _consistency_state(app)
     return _modes(method, body, CONSISTENCY_MODES, app.db.consist,
                   lambda: _consistency_state(app))
 

@@ -125,23 +125,23 @@ def test_deleted_and_new_items_page_by_page(eventual):
     ddb.delete_item(TableName=name, Key={"pk": {"S": "p"}, "sk": {"N": "3"}})
     ddb.put_item(TableName=name, Item=item(6))
     ddb.put_item(TableName=name, Item=item(2, g="b"))
-    for index, g in ((None, None), ("by-g", "a")):
-        for forward in (True, False):
-            seen: list[int] = []
-            start: dict = {}
-            while True:
-                page = ddb.query(
-                    TableName=name, Limit=2, ScanIndexForward=forward,
-                    KeyConditionExpression="pk = :k" if index is None else "g = :k",
-                    ExpressionAttributeValues={":k": {"S": "p" if index is None else g}},
-                    **({} if index is None else {"IndexName": index}), **start)
-                seen += [int(i["sk"]["N"]) for i in page["Items"]]
-                if "LastEvaluatedKey" not in page:
-                    break
-                start = {"ExclusiveStartKey": page["LastEvaluatedKey"]}
-            assert seen == ([1, 2, 3, 4, 5] if forward else [5, 4, 3, 2, 1])
-    assert sorted(int(i["sk"]["N"]) for i in ddb.scan(TableName=name, Limit=1)["Items"]) in (
-        [1], [2], [3], [4], [5])
+    reads = [dict(KeyConditionExpression="pk = :k", ExpressionAttributeValues={":k": {"S": "p"}},
+                  ScanIndexForward=forward) for forward in (True, False)]
+    reads += [dict(IndexName="by-g", KeyConditionExpression="g = :k",
+                   ExpressionAttributeValues={":k": {"S": "a"}}, ScanIndexForward=forward)
+              for forward in (True, False)]
+    scans = [("scan", {}), ("scan", {"IndexName": "by-g"})]
+    for how, asked in [("query", r) for r in reads] + scans:
+        seen: list[int] = []
+        start: dict = {}
+        while True:
+            page = getattr(ddb, how)(TableName=name, Limit=2, **asked, **start)
+            seen += [int(i["sk"]["N"]) for i in page["Items"]]
+            if "LastEvaluatedKey" not in page:
+                break
+            start = {"ExclusiveStartKey": page["LastEvaluatedKey"]}
+        expected = [1, 2, 3, 4, 5]
+        assert seen == (expected if asked.get("ScanIndexForward", True) else expected[::-1]), asked
     eventual.admin("POST", "settle")
     assert on_index(ddb, name, "a") == [1, 4, 5, 6]
 
@@ -169,14 +169,18 @@ def test_pending_writes_on_metrics_and_the_consistency_endpoint(eventual):
 def test_one_table_eventual_on_a_strong_server(server):
     ddb = server.client()
     lagging, plain = indexed_table(ddb), indexed_table(ddb)
-    status, state = server.admin("POST", "consistency", {"table": lagging, "mode": "eventual"})
+    # delays of hours from a known seed: a read right after the write is inside its delay
+    status, state = server.admin("POST", "consistency", {"table": lagging, "mode": "eventual",
+                                                         "seed": 7, "maxDelay": MAX_DELAY})
     assert status == 200 and state["mode"] == "strong" and state["tables"] == {lagging: "eventual"}
+    assert (state["seed"], state["maxDelay"]) == (7, MAX_DELAY)
     try:
         for name in (lagging, plain):
             ddb.put_item(TableName=name, Item=item(1))
         assert (on_index(ddb, lagging), on_index(ddb, plain)) == ([], [1])
     finally:
-        status, state = server.admin("POST", "consistency", {"table": lagging, "mode": None})
+        status, state = server.admin("POST", "consistency", {"table": lagging, "mode": None,
+                                                             "maxDelay": 2})
     assert state["tables"] == {}
     assert on_index(ddb, lagging) == [1]  # strong again: the latest at once
 
@@ -186,6 +190,10 @@ def test_the_consistency_endpoint_refuses_what_it_does_not_know(server):
         400, {"error": '"mode" must be one of strong, eventual'})
     assert server.admin("POST", "consistency", {"table": 3, "mode": "strong"}) == (
         400, {"error": '"table" must be a table name'})
+    assert server.admin("POST", "consistency", {"seed": -1}) == (
+        400, {"error": '"seed" must be a non-negative whole number'})
+    assert server.admin("POST", "consistency", {"maxDelay": "long"}) == (
+        400, {"error": '"maxDelay" must be a non-negative number of seconds'})
     assert server.admin("GET", "settle")[0] == 405
 
 
