@@ -86,12 +86,15 @@ class Lag:
             chain = chains[hk, rk] = []
         elif chain[-1][0] > visible:
             visible = chain[-1][0]  # never before the item's earlier write
-        touched = tuple(index.name for index in table.indexes
-                        if (prior is not None and index.locate(prior, hk, rk) is not None)
-                        or (new is not None and index.locate(new, hk, rk) is not None))
+        touched = () if not table.indexes else tuple(
+            index.name for index in table.indexes
+            if (prior is not None and index.locate(prior, hk, rk) is not None)
+            or (new is not None and index.locate(new, hk, rk) is not None))
         chain.append((visible, now, None if prior is None else orjson.dumps(prior), touched))
-        heapq.heappush(self._due, (visible, tid, hk, rk))
-        self._trim(now)
+        due = self._due
+        heapq.heappush(due, (visible, tid, hk, rk))
+        if due[0][0] <= now:
+            self._trim(now)
 
     def seen(self, tid: int, hk: bytes, rk: bytes, now: float) -> bytes | None | Latest:
         """The item as an eventually consistent reader sees it now: its stored JSON, None
