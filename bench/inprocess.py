@@ -182,6 +182,7 @@ async def run(args) -> None:
     Path(settings.auth_config).write_bytes(orjson.dumps({"users": [user]}))
     db = Database(make_engine(settings), settings.account_id, 0, Clock(0),
                   throttling=args.throttling)
+    db.consist(args.consistency)
     await db.open()
     try:
         app = App(db, settings)
@@ -233,6 +234,8 @@ def main() -> None:
     parser.add_argument("--throttling", choices=["off", "shadow", "enforce"], default="off")
     parser.add_argument("--provisioned", action="store_true",
                         help="tables of 40,000 read and write units rather than on demand")
+    parser.add_argument("--consistency", choices=["strong", "eventual"], default="strong",
+                        help="eventual: reads and indexes lag writes (default delays, seed 0)")
     parser.add_argument("--auth", choices=["off", "warn", "enforce"], default="off",
                         help="verify signatures and a three-statement policy")
     parser.add_argument("--conditional", action="store_true",

@@ -35,6 +35,13 @@ def main(argv: list[str] | None = None) -> None:
     serve.add_argument("--throttling", choices=["off", "shadow", "enforce"],
                        help="capacity limits: off, shadow (default: count and log what would be "
                             "throttled), enforce (docs/throttling.md)")
+    serve.add_argument("--consistency", choices=["strong", "eventual"],
+                       help="strong (default: every read sees the latest write) or eventual "
+                            "(indexes, streams and reads lag; docs/consistency.md)")
+    serve.add_argument("--consistency-max-delay", type=float, metavar="SECONDS",
+                       help="the longest a write stays out of sight under eventual (default 2)")
+    serve.add_argument("--consistency-seed", type=int, metavar="N",
+                       help="seed the delays, so a run replays exactly (default: a fresh one)")
     serve.add_argument("--auth", choices=["off", "warn", "enforce"],
                        help="verify signatures and IAM policies: off (default), warn (log and "
                             "count would-be denials), enforce (docs/access.md)")

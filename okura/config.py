@@ -46,6 +46,9 @@ class Settings:
     seed: str = ""                    # a JSON/YAML file of tables and items loaded at start
     faults: list = field(default_factory=list)  # [[faults]] rules injected from the start
     throttling: str = "shadow"        # off | shadow | enforce: capacity limits (docs/throttling.md)
+    consistency: str = "strong"       # strong | eventual: what reads may miss (docs/consistency.md)
+    consistency_max_delay: float = 2.0  # seconds: the longest a write stays out of sight
+    consistency_seed: int = -1        # the delays' seed (negative: a fresh one, logged)
     console: bool = True              # the console's pages under /console/ (docs/console.md)
     idle_timeout: float = 60.0        # seconds a connection may go without a whole request
     max_connections: int = 10000      # connections open at once (server/connections.py)
@@ -67,9 +70,10 @@ class StartupError(Exception):
 # The settings whose values are one of a few words (the flags' choices).
 CHOICES = {"durability": ("process", "fsync"), "log_level": ("debug", "info", "warning", "error"),
            "auth": ("off", "warn", "enforce"),
-           "throttling": ("off", "shadow", "enforce")}
+           "throttling": ("off", "shadow", "enforce"), "consistency": ("strong", "eventual")}
 # The settings with a least value
-_AT_LEAST: dict[str, float] = {"idle_timeout": 0, "max_connections": 1}
+_AT_LEAST: dict[str, float] = {"idle_timeout": 0, "max_connections": 1,
+                                "consistency_max_delay": 0}
 _KINDS = {bool: "true or false", int: "a whole number", float: "a number", str: "a string",
           dict: "a table", list: "a list"}
 

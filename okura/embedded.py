@@ -39,8 +39,8 @@ class ServerClock:
 
 class Server:
     """An okura server on a background thread. Keyword arguments are okura's settings
-    (okura/config.py: memory, data_dir, postgres, status_delay, seed, ...); no okura.toml
-    is read. It listens on 127.0.0.1 on a free port unless `port` is given."""
+    (okura/config.py: memory, data_dir, postgres, status_delay, seed, consistency, ...);
+    no okura.toml is read. It listens on 127.0.0.1 on a free port unless `port` is given."""
 
     def __init__(self, **settings: Any):
         settings.setdefault("port", 0)
@@ -133,6 +133,11 @@ class Server:
     def seed(self, description: dict) -> dict:
         """Create tables and items from a description (docs/admin.md: POST /okura/seed)."""
         return self.admin("POST", "seed", description)
+
+    def settle(self) -> int:
+        """Make every write visible to eventually consistent readers now (POST
+        /okura/settle, docs/consistency.md); how many were not yet."""
+        return self.admin("POST", "settle")["settled"]
 
     def admin(self, method: str, name: str, body: dict | None = None) -> dict:
         """A request to one of okura's admin endpoints (docs/admin.md), its JSON reply."""

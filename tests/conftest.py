@@ -145,6 +145,18 @@ class Server:
                             aws_access_key_id=key, aws_secret_access_key="secret",
                             config=Config(retries={"max_attempts": 0}))
 
+    def admin(self, method: str, name: str, body=None) -> tuple[int, dict]:
+        """(status, JSON reply) of one of okura's admin endpoints (docs/admin.md)."""
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        try:
+            connection.request(method, f"/okura/{name}",
+                               None if body is None else json.dumps(body),
+                               {"Content-Type": "application/json"})
+            reply = connection.getresponse()
+            return reply.status, json.loads(reply.read())
+        finally:
+            connection.close()
+
     def post(self, target: str | None, body, headers: dict | None = None,
              region: str = "us-east-1") -> "Reply":
         """A raw DynamoDB request; `body` is sent as JSON unless it is bytes."""

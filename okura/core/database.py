@@ -4,6 +4,7 @@ from __future__ import annotations
 from okura.core.catalog import Catalog, Table
 from okura.core import features
 from okura.core.clock import Clock
+from okura.core.consistency.lag import Lag
 from okura.core.faults import Faults
 from okura.core.index_jobs import IndexJobs
 from okura.core.jobs import Runner
@@ -52,6 +53,17 @@ class Database:
         self.throughput = Throughput(throttling, self.clock, engine.shared)
         self.gate: Throughput | None = None
         self.throttle(throttling)
+        # Eventual consistency (core/consistency/): `lag` is it while any table is
+        # eventual, None otherwise (the request path's one test)
+        self.consistency = Lag()
+        self.lag: Lag | None = None
+
+    def consist(self, mode: str | None, table: str | None = None) -> None:
+        """Set every table's consistency mode, or one table's by name (`mode` None: it
+        follows every table's again)."""
+        consistency = self.consistency
+        consistency.set_mode(mode, table)
+        self.lag = consistency if consistency.active else None
 
     def throttle(self, mode: str | None, table: str | None = None) -> None:
         """Set the throttling mode of every table, or of one table by name (`mode` None:

@@ -21,6 +21,7 @@ from okura import errors
 from okura.core import index_entries, write_hooks
 from okura.core.capacity import Ledger
 from okura.core.catalog import CatalogChanged, Table
+from okura.core.consistency.lag import LATEST, Lag
 from okura.core.context import Context
 # the write hooks, registered as they are imported (core/write_hooks.py)
 from okura.core import history, snapshots  # noqa: F401
@@ -110,6 +111,11 @@ async def fetch(ctx: Context, table: Table, key: dict, consistent: bool) -> byte
     if gate is not None:
         gate.spend(ledger, len(ledger.charges) - 1)  # the read just charged
     db.metrics.item_read(table, consistent)
+    lag = db.lag
+    if lag is not None and not consistent:  # it may see a version before the latest
+        seen = lag.seen(table.id, hk, rk, ctx.clock.now())
+        if seen is not LATEST:
+            return seen
     return None if row is None else row[1]
 
 
@@ -220,6 +226,7 @@ async def write_all(ctx: Context, changes: list[Change], wait: bool = True,
     db = ctx.db
     engine = db.engine
     gate = db.gate
+    lag = db.lag  # eventual consistency: note what each write replaced
     ledger = ctx.ledger
     spent = len(ledger.charges)
     located = [change.at or change.table.locate(change.key) for change in changes]
@@ -235,7 +242,7 @@ async def write_all(ctx: Context, changes: list[Change], wait: bool = True,
         # Read the current item only where something looks at it: a plain put into a
         # table without indexes or stream needs only the size it replaces, which
         # put_many tells (-1 until then).
-        read_all = not wait or engine.shared
+        read_all = not wait or engine.shared or lag is not None
         # a transaction locks its items in KeyOrder; what follows runs in request order
         for i in range(len(changes)) if wait else KeyOrder(changes).order:
             change, (hk, rk) = changes[i], located[i]
@@ -311,11 +318,21 @@ async def write_all(ctx: Context, changes: list[Change], wait: bool = True,
             await before_commit(unit, written)
     for done in after:  # committed (or, on SQLite, committing: see docs/vectors.md)
         done()
+    if lag is not None:
+        _lag(ctx, lag, steps)
     for work in woken:  # committed (or, on SQLite, committing before any follower reads)
         db.background.signal(work)
     if gate is not None:
         gate.spend(ledger, spent)
     return written
+
+
+def _lag(ctx: Context, lag: Lag, steps: list) -> None:
+    """Each stored change of an eventual table becomes visible after a delay."""
+    now = ctx.clock.now()
+    for change, _, hk, rk, old, _, new, _, _ in steps:
+        if new is not UNCHANGED and lag.eventual(change.table):
+            lag.note(change.table, hk, rk, old, new, now)
 
 
 async def _check_catalog(unit, changes: list[Change]) -> None:

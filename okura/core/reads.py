@@ -19,6 +19,7 @@ from typing import Awaitable, Callable, NamedTuple
 import orjson
 
 from okura.core.catalog import Table
+from okura.core.consistency import views
 from okura.core.context import Context
 from okura.core.indexes import Index
 from okura.storage import keys
@@ -165,6 +166,12 @@ async def read(ctx: Context, source: Source, walk: Walk, limit: int | None, cons
                 size += more_size
                 if position is not None:
                     break
+        lag = ctx.db.lag
+        if lag is not None and not consistent:  # what an eventual reader sees
+            hidden = lag.hidden(source.table.id, ctx.clock.now())
+            if hidden:
+                docs, last, position = views.page(hidden, source, walk, limit, start, docs,
+                                                  last, position)
         scanned = len(docs)
         if fetch:
             docs = await _fetch(ctx, unit, source.table, docs, consistent)

@@ -13,6 +13,13 @@ Documented in docs/admin.md.
 
 - POST /okura/reset: drop every table and backup (core/reset.py); {"dropped": tables}
 - POST /okura/seed {description}: create tables and items (server/seeding.py)
+- POST /okura/settle: make every write visible to eventually consistent readers now
+  (core/consistency/); {"settled": writes that were not yet}
+- GET  /okura/consistency: {"mode": every table's, "tables": {name: its own mode},
+  "maxDelay": seconds, "seed": N, "pending": per table and index, writes not yet visible}
+- POST /okura/consistency {"mode": "strong"|"eventual", "table": name (optional)}: set
+  every table's mode, or one table's ("mode": null: it follows every table's again);
+  "seed": N and "maxDelay": seconds (alone or with a mode) start the delays afresh
 
 - GET, POST {rule} or [rules], DELETE /okura/faults: injected faults (core/faults.py)
 - GET /okura/contributor-insights/<table>[?region=R]: a table's most accessed and
@@ -32,11 +39,13 @@ from __future__ import annotations
 
 import math
 from urllib.parse import parse_qs, unquote
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import orjson
 
 from okura.access.guard import RAW
+from okura.core.consistency.delays import Delays
+from okura.core.consistency.lag import MODES as CONSISTENCY_MODES
 from okura.core.faults import FaultError
 from okura.core.insights import Insights
 from okura.core.reset import drop_everything
@@ -89,6 +98,8 @@ async def handle(app: App, method: bytes, path: bytes, body: bytes,
         return await advice.handle(app, method, path)
     if route == b"/okura/throttling":
         return _throttling(app, method, body)
+    if route == b"/okura/consistency":
+        return _consistency(app, method, body)
     if route == metric_series.PATH:
         return await metric_series.reply(app, method, path)
     if route != b"/okura/clock":
@@ -161,7 +172,45 @@ async def insights(app: App, method: bytes, path: bytes) -> tuple[int, bytes]:
         table, app.db.clock.now())})
 
 
-_TEST_DATA = {b"/okura/reset": _reset, b"/okura/seed": _seed, b"/okura/faults": _faults}
+async def _settle(app: App, method: bytes, body: bytes) -> tuple[int, bytes]:
+    if method != b"POST":
+        return _error(405, "use POST")
+    settled = await app.db.consistency.settle()
+    app.db.background.signal("streams")  # triggers deliver the records now readable
+    return 200, orjson.dumps({"settled": settled})
+
+
+_TEST_DATA = {b"/okura/reset": _reset, b"/okura/seed": _seed, b"/okura/faults": _faults,
+              b"/okura/settle": _settle}
+
+
+def _consistency_state(app: App) -> tuple[int, bytes]:
+    consistency = app.db.consistency
+    pending = [{"TableName": table.name, "Region": table.region, "IndexName": index,
+                "Writes": writes, "OldestAge": age}
+               for table, index, writes, age in consistency.report(app.db.clock.now())]
+    return 200, orjson.dumps({"mode": consistency.mode, "tables": consistency.overrides,
+                              "maxDelay": consistency.delays.maximum,
+                              "seed": consistency.delays.seed, "pending": pending})
+
+
+def _consistency(app: App, method: bytes, body: bytes) -> tuple[int, bytes]:
+    """The modes as throttling's (`_modes`); a POST may also give "seed" (draw again from
+    it) and "maxDelay" (seconds), alone or with a mode."""
+    request = _json(body) if method == b"POST" else None
+    if isinstance(request, dict) and request.keys() & {"seed", "maxDelay"}:
+        delays = app.db.consistency.delays
+        seed, maximum = request.get("seed", delays.seed), request.get("maxDelay", delays.maximum)
+        if type(seed) is not int or seed < 0:
+            return _error(400, '"seed" must be a non-negative whole number')
+        if (type(maximum) is not int and type(maximum) is not float) or not (
+                math.isfinite(maximum) and maximum >= 0):
+            return _error(400, '"maxDelay" must be a non-negative number of seconds')
+        app.db.consistency.delays = Delays(seed, float(maximum))
+        if not request.keys() & {"mode", "table"}:
+            return _consistency_state(app)
+    return _modes(method, body, CONSISTENCY_MODES, app.db.consist,
+                  lambda: _consistency_state(app))
 
 
 def _throttling_state(app: App) -> tuple[int, bytes]:
@@ -170,8 +219,16 @@ def _throttling_state(app: App) -> tuple[int, bytes]:
 
 
 def _throttling(app: App, method: bytes, body: bytes) -> tuple[int, bytes]:
+    return _modes(method, body, MODES, app.db.throttle, lambda: _throttling_state(app))
+
+
+def _modes(method: bytes, body: bytes, modes: tuple[str, ...],
+           apply: Callable[[str | None, str | None], None],
+           state: Callable[[], tuple[int, bytes]]) -> tuple[int, bytes]:
+    """GET or POST {"mode": one of `modes`, "table": name (optional)} of a setting
+    every table has and single tables may override (throttling, consistency)."""
     if method == b"GET":
-        return _throttling_state(app)
+        return state()
     if method != b"POST":
         return _error(405, "use GET or POST")
     request = _json(body)
@@ -180,8 +237,8 @@ def _throttling(app: App, method: bytes, body: bytes) -> tuple[int, bytes]:
     mode, table = request.get("mode"), request.get("table")
     if table is not None and (type(table) is not str or not table):
         return _error(400, '"table" must be a table name')
-    if mode not in MODES and not (mode is None and table is not None):
-        return _error(400, f'"mode" must be one of {", ".join(MODES)}'
+    if mode not in modes and not (mode is None and table is not None):
+        return _error(400, f'"mode" must be one of {", ".join(modes)}'
                       + (" or null" if table is not None else ""))
-    app.db.throttle(mode, table)
-    return _throttling_state(app)
+    apply(mode, table)
+    return state()

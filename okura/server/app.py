@@ -5,6 +5,7 @@ import asyncio
 import gc
 import logging
 import os
+import random
 import signal
 from time import time
 from typing import TYPE_CHECKING, Callable
@@ -16,6 +17,8 @@ from okura import errors
 from okura.config import Settings, StartupError
 from okura.core.catalog import CatalogChanged
 from okura.core.clock import Clock
+from okura.core.consistency.delays import Delays
+from okura.core.consistency.lag import EVENTUAL
 from okura.core.database import Database
 from okura.core.faults import FaultError
 from okura.core.insights import Insights
@@ -156,6 +159,19 @@ class App:
                 changed = again
 
 
+def consistency(db: Database, settings: Settings) -> None:
+    """--consistency and its delays (core/consistency/); an eventual server logs its seed,
+    so a failing run can be replayed with --consistency-seed."""
+    seed = settings.consistency_seed
+    if seed < 0:
+        seed = random.randrange(1 << 31)
+    db.consistency.delays = Delays(seed, settings.consistency_max_delay)
+    db.consist(settings.consistency)
+    if settings.consistency == EVENTUAL:
+        log.info("okura consistency eventual: delays up to %g s, --consistency-seed %d",
+                 settings.consistency_max_delay, seed)
+
+
 def make_engine(settings: Settings):
     if settings.postgres:
         from okura.storage.postgres import PostgresEngine
@@ -195,6 +211,7 @@ async def serve(settings: Settings, ready: Callable[[int], None] | None = None,
                   settings.import_error_dir or os.path.join(settings.data_dir, "import-errors"),
                   settings.throttling)
     db.faults.operations = frozenset(op.name for op in ROUTES.values())
+    consistency(db, settings)
     try:  # okura.toml's [[faults]] (docs/admin.md)
         db.faults.add(settings.faults)
     except FaultError as error:

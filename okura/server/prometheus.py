@@ -63,7 +63,7 @@ async def page(db: Database) -> bytes:
     return "".join((*_render(series), *_render(functions, "AWS/Lambda"),
                     *_denials(db.metrics.access_denials),
                     *_injected(db.metrics.injected_faults),
-                    *_insights(db),
+                    *_insights(db), *lagging(db),
                     *_jobs(await jobs.pending(db)))).encode()
 
 
@@ -107,6 +107,21 @@ def _insights(db: Database) -> Iterator[str]:
     if lines:
         yield "# TYPE okura_contributor_insights_count gauge\n"
     yield from lines
+
+
+def lagging(db: Database) -> Iterator[str]:
+    """okura's own gauges of eventual consistency (docs/consistency.md): per table and
+    index, the writes eventually consistent readers do not see yet and the age of the
+    oldest."""
+    rows = [(",".join(f'{name}="{_escape(text)}"' for name, text in (
+        ("table_name", table.name), ("index", index or ""), ("region", table.region))),
+        (writes, age)) for table, index, writes, age in db.consistency.report(db.clock.now())]
+    for place, metric in enumerate(("okura_consistency_pending_writes",
+                                    "okura_consistency_oldest_pending_seconds")):
+        if rows:
+            yield f"# TYPE {metric} gauge\n"
+        for labels, values in rows:
+            yield f"{metric}{{{labels}}} {_number(values[place])}\n"
 
 
 def _counter(metric: str, names: tuple[str, ...], counts: dict[tuple, int]) -> Iterator[str]:

@@ -108,7 +108,22 @@ def test_a_capacity_graph_moves_with_the_writes(page, console_server):
     page.reload()  # hot keys are read when the page opens
     hot = page.get_by_role("table").filter(has_text="metered: PKC")
     expect(hot.get_by_role("row", name='{"id":{"S":"k7"}} 1')).to_be_visible()
+    # the table made eventual, with delays of hours: its write stays pending until settled
+    console_server.admin("POST", "consistency", {"seed": 7, "maxDelay": 1e6})
+    expect(page.get_by_text("Every write is visible")).to_be_visible()
+    page.get_by_label("Consistency mode").select_option("eventual")
+    deadline = time.monotonic() + 15  # the select's POST is the page's, not ours to await
+    while console_server.admin("GET", "consistency")[1]["tables"] != {"metered": "eventual"}:
+        assert time.monotonic() < deadline, "the consistency mode was not set"
+        time.sleep(0.05)
+    ddb.put_item(TableName="metered", Item={"id": {"S": "late"}})
+    pending = page.get_by_role("table").filter(has_text="Pending writes")
+    expect(pending.get_by_role("row", name="metered 1")).to_be_visible()
     screenshot(page, "capacity")
+    page.get_by_role("button", name="Settle now").click()
+    expect(page.get_by_text("Every write is visible")).to_be_visible()
+    console_server.admin("POST", "consistency", {"table": "metered", "mode": None,
+                                                 "maxDelay": 2})
 
 
 def test_event_source_mappings_and_their_last_delivery(page, console_server):

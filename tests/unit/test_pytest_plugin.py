@@ -60,6 +60,39 @@ def test_a_data_directory_and_keeping_tables(inner, tmp_path):
     assert (data / "okura.sqlite3").exists()
 
 
+EVENTUAL_TESTS = '''
+def test_an_index_lags_until_settled(okura, pytestconfig):
+    ddb = okura.client()
+    ddb.create_table(TableName="users", BillingMode="PAY_PER_REQUEST",
+                     KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                     AttributeDefinitions=[{"AttributeName": n, "AttributeType": "S"}
+                                           for n in ("pk", "email")],
+                     GlobalSecondaryIndexes=[{"IndexName": "by-email",
+                         "KeySchema": [{"AttributeName": "email", "KeyType": "HASH"}],
+                         "Projection": {"ProjectionType": "KEYS_ONLY"}}])
+    ddb.put_item(TableName="users", Item={"pk": {"S": "a"}, "email": {"S": "a@x"}})
+
+    def found():
+        return ddb.query(TableName="users", IndexName="by-email",
+                         KeyConditionExpression="email = :e",
+                         ExpressionAttributeValues={":e": {"S": "a@x"}})["Count"]
+
+    assert found() == (0 if pytestconfig.getoption("okura_consistency") == "eventual" else 1)
+    okura.settle()
+    assert found() == 1
+'''
+
+
+def test_the_consistency_option(pytester, monkeypatch):
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    pytester.makepyfile(test_lag=EVENTUAL_TESTS)
+    for mode in ("strong", "eventual"):
+        # delays of hours: a read right after the write is inside its delay
+        pytester.runpytest("-p", "okura.pytest_plugin", "--okura-consistency", mode,
+                           "--okura-consistency-seed", "7",
+                           "--okura-consistency-max-delay", "100000").assert_outcomes(passed=1)
+
+
 def test_the_documented_example_passes(pytester, monkeypatch):
     with open(os.path.join(ROOT, "docs", "testing.md"), encoding="utf-8") as handle:
         text = handle.read()

@@ -46,6 +46,10 @@ def test_a_misspelt_key_in_okura_toml_is_refused_with_a_suggestion(tmp_path):
     ('durability = "never"', "okura.toml: durability must be one of process, fsync, not 'never'"),
     ("memory = 1", "okura.toml: memory must be true or false, not 1"),
     ("status_delay = 2", None),  # a whole number is a number
+    ('consistency = "sometimes"',
+     "okura.toml: consistency must be one of strong, eventual, not 'sometimes'"),
+    ("consistency_max_delay = -1",
+     "okura.toml: consistency_max_delay must be at least 0, not -1.0"),
     ("nonsense = 1", "okura.toml: unknown setting 'nonsense'"),
     ("port = ", "okura.toml: Invalid value (at line 1, column 8)"),
 ])
@@ -58,6 +62,17 @@ def test_okura_toml_values_are_checked(tmp_path, text, message):
     with pytest.raises(StartupError) as caught:
         config.load(str(path))
     assert str(caught.value) == message.replace("okura.toml", str(path))
+
+
+def test_consistency_from_the_file_the_environment_and_flags(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert (config.load().consistency, config.load().consistency_max_delay) == ("strong", 2.0)
+    (tmp_path / "okura.toml").write_text('consistency = "eventual"\nconsistency-seed = 7\n')
+    loaded = config.load()
+    assert (loaded.consistency, loaded.consistency_seed) == ("eventual", 7)
+    assert config.load(environ={"OKURA_CONSISTENCY": "strong",
+                                "OKURA_CONSISTENCY_MAX_DELAY": "30"}).consistency_max_delay == 30
+    assert config.load(consistency="strong").consistency == "strong"
 
 
 def test_a_named_settings_file_must_exist(tmp_path, monkeypatch):

@@ -10,7 +10,7 @@ trimmed.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 import orjson
 
@@ -146,13 +146,29 @@ async def records(db: Database, stream: Stream, shard: dict, position: int, limi
                 _is_trimmed(rows[0][2], horizon):
             raise Trimmed()
         size = 0
+        held = _held(db, stream)
         for rk, length, doc in rows:
             size += length
-            if out and size > MAX_BYTES:
+            if (out and size > MAX_BYTES) or (held and held(doc)):
                 break
             out.append(doc)
             position = int.from_bytes(rk, "big")
     return Batch(out, position, shard["End"] is not None and position >= shard["End"])
+
+
+def _held(db: Database, stream: Stream) -> Callable[[bytes], bool] | None:
+    """Under eventual consistency, a test of the records readers do not get yet: from
+    the first one of an item whose latest write is not yet visible (the stream keeps its
+    order, so a record waits for every write before it; core/consistency/)."""
+    lag = db.lag
+    if lag is None or stream.DIRECTORY != STREAMS:
+        return None
+    tid = stream.doc["TableId"]
+    hidden = lag.hidden(tid, db.clock.now())
+    if not hidden:
+        return None
+    table = lag.tables[tid]
+    return lambda doc: table.locate(orjson.loads(doc)["dynamodb"]["Keys"]) in hidden
 
 
 async def trim(db: Database, horizon: float, chunk: int = 500) -> int:

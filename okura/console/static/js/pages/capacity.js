@@ -1,6 +1,7 @@
 // Capacity and metrics: a table's and its indexes' consumed against provisioned
 // capacity, throttles and latency over the last hour (GET /okura/metrics, polled), its
-// throttling mode, and its hot keys when Contributor Insights is on.
+// throttling and consistency modes, the writes eventually consistent readers do not see
+// yet (GET /okura/consistency, polled), and its hot keys when Contributor Insights is on.
 import { admin, ddb, session } from "../api.js";
 import { describe, tablePicker } from "../catalog.js";
 import { chart } from "../graph.js";
@@ -67,13 +68,24 @@ async function insights(table, where) {
   return parts;
 }
 
-async function throttling(table, message) {
-  const state = await admin("GET", "throttling");
+// A table's own mode of a setting every table has (POST /okura/throttling, /okura/consistency)
+async function mode(table, message, caption, endpoint, modes) {
+  const state = await admin("GET", endpoint);
   const own = state.tables[table.TableName];
-  const mode = select([["", `as every table (${state.mode})`], "off", "shadow", "enforce"], own || "",
-    { "aria-label": "Throttling mode", onchange: () => act(message, () => admin("POST", "throttling",
-      { table: table.TableName, mode: mode.value || null })) });
-  return field("Throttling", mode);
+  const chosen = select([["", `as every table (${state.mode})`], ...modes], own || "",
+    { "aria-label": `${caption} mode`, onchange: () => act(message, () => admin("POST", endpoint,
+      { table: table.TableName, mode: chosen.value || null })) });
+  return field(caption, chosen);
+}
+
+// What eventually consistent readers of the table and its indexes do not see yet
+function pending(table, state) {
+  const rows = state.pending.filter((p) => p.TableName === table.TableName && p.Region === session.region);
+  return grid([
+    { title: "Table or index", value: (p) => p.IndexName || p.TableName },
+    { title: "Writes not yet visible", value: (p) => p.Writes },
+    { title: "Oldest (s)", value: (p) => p.OldestAge.toFixed(3) },
+  ], rows, { caption: "Pending writes", empty: "Every write is visible" });
 }
 
 export function render(view, [tableName]) {
@@ -89,8 +101,13 @@ export function render(view, [tableName]) {
     body.append(h("div", { class: "toolbar" }, field("Table", picker)));
     if (!tableName) return;
     const table = await describe(tableName);
-    body.append(h("div", { class: "toolbar" }, await throttling(table, message)), charts,
-      h("h2", {}, "Hot keys"), hot);
+    const lagging = h("div");
+    const settle = h("button", { type: "button", onclick: () => act(message, () => admin("POST", "settle")) },
+      "Settle now");
+    body.append(h("div", { class: "toolbar" },
+      await mode(table, message, "Throttling", "throttling", ["off", "shadow", "enforce"]),
+      await mode(table, message, "Consistency", "consistency", ["strong", "eventual"]), settle),
+    lagging, charts, h("h2", {}, "Hot keys"), hot);
     const where = { message, redraw: async () => hot.replaceChildren(...await insights(table, where)) };
     await where.redraw();
     const poll = async () => {
@@ -98,6 +115,7 @@ export function render(view, [tableName]) {
         const series = await admin("GET", `metrics?table=${encodeURIComponent(tableName)}`
           + `&region=${encodeURIComponent(session.region)}`);
         charts.replaceChildren(...capacityCharts(table, series));
+        lagging.replaceChildren(pending(table, await admin("GET", "consistency")));
       });
       if (!stopped) timer = setTimeout(poll, POLL_MS);
     };
