@@ -12,7 +12,8 @@ load on a shared machine, and the place to profile.
 Instructions of the measured part alone, in one run (bench/NOTES.md):
 
     PYTHONHASHSEED=0 valgrind --tool=callgrind --zero-before=os_sched_yield \
-        --dump-before=os_getppid python -P bench/inprocess.py get --memory --marks
+        --dump-before=os_getppid python -P bench/inprocess.py get --memory --marks \
+        --keys 100 --requests 1024 --throttling shadow   # totals in callgrind.out.PID.1
 
 Prints the main thread's CPU µs per request (the minimum and median of 8 slices of
 the run: the minimum is the least disturbed by other work on the machine).
@@ -176,6 +177,8 @@ class Connections:
 
 
 async def run(args) -> None:
+    global KEYS
+    KEYS = args.keys
     data = tempfile.mkdtemp(prefix="okura-inprocess-")
     settings = Settings(data_dir=data, memory=args.memory, auth=args.auth,
                         auth_config=str(Path(data) / "auth.json"))
@@ -247,6 +250,8 @@ def main() -> None:
                         help="verify signatures and a three-statement policy")
     parser.add_argument("--conditional", action="store_true",
                         help="--auth's policy with a LeadingKeys condition")
+    parser.add_argument("--keys", type=int, default=KEYS,
+                        help="items per table in the set-up (fewer: a shorter run under valgrind)")
     parser.add_argument("--marks", action="store_true",
                         help="call os.sched_yield() before the measured part and os.getppid() "
                              "after it, for callgrind's --zero-before and --dump-before")
