@@ -50,6 +50,7 @@ class App:
         self.db = db
         self.clock = db.clock
         self.settings = settings
+        self.request_ids = request_ids()
         self.connections = Connections(settings.max_connections, settings.idle_timeout)
         self.browsers = Browsers(settings)  # hosts and origins okura answers
         self.outbox = Outbox()
