@@ -9,6 +9,12 @@ load on a shared machine, and the place to profile.
     python bench/inprocess.py batch --profile --sort cumtime
     python bench/inprocess.py get --auth enforce  # signed requests, a three-statement policy
 
+Instructions of the measured part alone, in one run (bench/NOTES.md):
+
+    PYTHONHASHSEED=0 valgrind --tool=callgrind --zero-before=os_sched_yield \
+        --dump-before=os_getppid python -P bench/inprocess.py get --memory --marks \
+        --keys 100 --requests 1024 --throttling shadow   # totals in callgrind.out.PID.1
+
 Prints the main thread's CPU µs per request (the minimum and median of 8 slices of
 the run: the minimum is the least disturbed by other work on the machine).
 """
@@ -17,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import os
 import pstats
 import shutil
 import sys
@@ -165,11 +172,13 @@ class Connections:
         await asyncio.sleep(0)
         await asyncio.sleep(0)
         for transport in self.transports[:len(requests)]:
-            if not transport.out or b" 200 OK" not in transport.out[-1][:20]:
+            if not transport.out or not transport.out[-1].startswith(b"HTTP/1.1 200 "):
                 raise SystemExit(f"bad reply: {transport.out[-1:]!r}")
 
 
 async def run(args) -> None:
+    global KEYS
+    KEYS = args.keys
     data = tempfile.mkdtemp(prefix="okura-inprocess-")
     settings = Settings(data_dir=data, memory=args.memory, auth=args.auth,
                         auth_config=str(Path(data) / "auth.json"))
@@ -202,11 +211,15 @@ async def run(args) -> None:
         slices, step = [], max(CONNECTIONS, args.requests // 8)
         if profile:
             profile.enable()
+        if args.marks:
+            os.sched_yield()
         for start in range(0, args.requests, step):
             started = time.thread_time()
             for first in range(start, min(args.requests, start + step), CONNECTIONS):
                 await connections.send(raws[first:first + CONNECTIONS])
             slices.append((time.thread_time() - started) / len(raws[start:start + step]))
+        if args.marks:
+            os.getppid()
         if profile:
             profile.disable()
         slices.sort()
@@ -240,6 +253,11 @@ def main() -> None:
                         help="verify signatures and a three-statement policy")
     parser.add_argument("--conditional", action="store_true",
                         help="--auth's policy with a LeadingKeys condition")
+    parser.add_argument("--keys", type=int, default=KEYS,
+                        help="items per table in the set-up (fewer: a shorter run under valgrind)")
+    parser.add_argument("--marks", action="store_true",
+                        help="call os.sched_yield() before the measured part and os.getppid() "
+                             "after it, for callgrind's --zero-before and --dump-before")
     parser.add_argument("--signed", type=int, default=0,
                         help="build (and sign) at least this many requests")
     uvloop.run(run(parser.parse_args()))

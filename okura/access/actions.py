@@ -172,67 +172,74 @@ def _tags(body: dict) -> dict[str, Values]:
     return facts
 
 
-async def _stream_records(d: Demands, body: dict) -> None:
+async def _stream_records(d: Demands, body: dict, action: str) -> None:
     iterator = body.get("ShardIterator")
     decoded = Iterator.decode(d.ctx.db.seal, iterator) if type(iterator) is str else None
     if decoded is not None:
-        await d.on_arn("GetRecords", decoded.arn)
+        await d.on_arn(action, decoded.arn)
 
 
-Builder = Callable[[Demands, dict], Awaitable[None]]
+# Adds each (action, resource) a request of the operation needs; its third argument is
+# the operation's action, which the table of operations names once (server/router.py).
+Builder = Callable[[Demands, dict, str], Awaitable[None]]
 
 
 class Asks(NamedTuple):
     """What one operation demands of IAM: `build` adds each (action, resource) a request
     of it needs; `one_table`: its one demand is its action on the table TableName names
-    (or the index IndexName names), which Guard.granted may answer from its notes."""
+    (or the index IndexName names), which Guard.granted may answer from its notes;
+    `action`: the operation's, set by its entry in the table of operations."""
     build: Builder
     one_table: bool = False
+    action: str = ""
 
 
-def item(action: str, key_member: str) -> Asks:
+def item(key_member: str) -> Asks:
     """GetItem, PutItem, UpdateItem, DeleteItem: the action on the table, with the item's
     leading key and attributes."""
-    return Asks(lambda d, body: _item(d, body, action, key_member), one_table=True)
+    return Asks(lambda d, body, action: _item(d, body, action, key_member), one_table=True)
 
 
-def read(action: str) -> Asks:
+def read() -> Asks:
     """Query, Scan: the action on the table or index."""
-    return Asks(lambda d, body: _read(d, body, action), one_table=True)
+    return Asks(_read, one_table=True)
 
 
 def batch_get() -> Asks:
-    return Asks(lambda d, body: _batch(d, body, "BatchGetItem", _keys_read))
+    return Asks(lambda d, body, action: _batch(d, body, action, _keys_read))
 
 
 def batch_write() -> Asks:
-    return Asks(lambda d, body: _batch(d, body, "BatchWriteItem", _keys_written))
+    return Asks(lambda d, body, action: _batch(d, body, action, _keys_written))
 
 
-def transaction(operation: str) -> Asks:
+def transaction() -> Asks:
     """TransactGetItems, TransactWriteItems: each action as its single-item operation."""
-    return Asks(lambda d, body: _transact(d, body, operation))
+    return Asks(_transact)
 
 
 def statement() -> Asks:
     """ExecuteStatement: its statement's PartiQL action."""
-    return Asks(lambda d, body: _statement(d, body))
+    return Asks(lambda d, body, action: _statement(d, body))
 
 
-def statements(member: str, enclosing: str | None = None) -> Asks:
-    """BatchExecuteStatement, ExecuteTransaction: each statement's PartiQL action."""
-    return Asks(lambda d, body: _statements(d, body, member, enclosing))
+def statements(member: str, enclosing: bool = False) -> Asks:
+    """BatchExecuteStatement, ExecuteTransaction: each statement's PartiQL action
+    (`enclosing`: with the operation as dynamodb:EnclosingOperation)."""
+    return Asks(lambda d, body, action: _statements(d, body, member,
+                                                   action if enclosing else None))
 
 
-def on_table(action: str, tags: bool = False, one_table: bool = False) -> Asks:
+def on_table(tags: bool = False, one_table: bool = False) -> Asks:
     """The action on the table TableName names (`tags`: with the request's tag keys)."""
-    return Asks(lambda d, body: d.on_table(action, body, _tags(body) if tags else None),
+    return Asks(lambda d, body, action: d.on_table(action, body, _tags(body) if tags else None),
                 one_table)
 
 
-def on_arn(action: str, member: str, tags: bool = False) -> Asks:
+def on_arn(member: str, tags: bool = False) -> Asks:
     """The action on the resource whose ARN `member` holds."""
-    return Asks(lambda d, body: d.on_arn(action, body.get(member), _tags(body) if tags else None))
+    return Asks(lambda d, body, action: d.on_arn(action, body.get(member),
+                                                 _tags(body) if tags else None))
 
 
 def stream_records() -> Asks:
@@ -240,10 +247,10 @@ def stream_records() -> Asks:
     return Asks(_stream_records)
 
 
-async def _imported_table(d: Demands, body: dict) -> None:
+async def _imported_table(d: Demands, body: dict, action: str) -> None:
     parameters = body.get("TableCreationParameters")
     if type(parameters) is dict:
-        await d.on_table("ImportTable", parameters)
+        await d.on_table(action, parameters)
 
 
 def imported_table() -> Asks:
@@ -253,21 +260,21 @@ def imported_table() -> Asks:
 
 def restored_table() -> Asks:
     """RestoreTableToPointInTime: on the source table, by ARN or name."""
-    return Asks(lambda d, body: d.on_table(
-        "RestoreTableToPointInTime", body,
-        member="SourceTableArn" if "SourceTableArn" in body else "SourceTableName"))
+    return Asks(lambda d, body, action: d.on_table(
+        action, body, member="SourceTableArn" if "SourceTableArn" in body else "SourceTableName"))
 
 
-def anything(action: str) -> Asks:
+async def _anything(d: Demands, body: dict, action: str) -> None:
+    d.add(action, "*", {})
+
+
+def anything() -> Asks:
     """An operation on no resource (ListTables, DescribeLimits, ...): the action on "*"."""
-    async def build(d: Demands, body: dict) -> None:
-        d.add(action, "*", {})
-
-    return Asks(build)
+    return Asks(_anything)
 
 
 async def demands_of(ctx: Context, asks: Asks, body: dict) -> list[Demand]:
     """Every check the request needs."""
     d = Demands(ctx)
-    await asks.build(d, body)
+    await asks.build(d, body, asks.action)
     return d.found

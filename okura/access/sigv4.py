@@ -72,7 +72,7 @@ def parse(header: str | None, has_date: bool, algorithm_checked: bool = False) -
         # of other characters than hex digits takes the parse below, which refuses some.)
         head, _, signature = header.rpartition(_SIGNATURE)
         known = _HEADS.get(head)
-        if known is not None and signature.isalnum() and signature.isascii():
+        if known is not None and _plain(signature):
             return known, signature
     params = _params(header, has_date)
     algorithm = header.partition(" ")[0]
@@ -82,8 +82,7 @@ def parse(header: str | None, has_date: bool, algorithm_checked: bool = False) -
     credential, signed, signature = params["Credential"], params["SignedHeaders"], params["Signature"]
     scope = _scope(credential)
     head = f"{ALGORITHM} Credential={credential}, SignedHeaders={signed}"
-    sdk_form = header == head + _SIGNATURE + signature and signature.isalnum() and \
-        signature.isascii()
+    sdk_form = header == head + _SIGNATURE + signature and _plain(signature)
     parsed = Authorization(scope[0], scope[1], scope[2], "/".join(scope[1:]), signed,
                            head if sdk_form else "")
     if not algorithm_checked:
@@ -93,6 +92,12 @@ def parse(header: str | None, has_date: bool, algorithm_checked: bool = False) -
             _HEADS.clear()
         _HEADS[head] = parsed
     return parsed, signature
+
+
+def _plain(signature: str) -> bool:
+    """Whether a signature is ASCII letters and digits only: tested as bytes (str.isalnum
+    consults Unicode's tables, ~55 instructions a character; bytes', ~5)."""
+    return signature.isascii() and signature.encode().isalnum()
 
 
 def _params(authorization: str, has_date: bool) -> dict[str, str]:

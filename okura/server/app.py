@@ -117,8 +117,10 @@ class App:
             return error.status, error.body()
         finally:
             try:  # the request's reply stands whatever its bookkeeping meets
-                # (not below 0 where the wall clock stepped back meanwhile)
-                self.metrics.request(request, max(0.0, time() - started), error)
+                seconds = time() - started
+                if seconds < 0.0:  # the wall clock stepped back meanwhile (not max(): a
+                    seconds = 0.0  # builtin's call costs ~1,400 instructions)
+                self.metrics.request(request, seconds, error)
                 if self.insight_tables:
                     self.insights.observe(request, body)
             except Exception:

@@ -40,7 +40,7 @@ def test_every_routed_operation_has_its_shape_and_an_iam_demand(target):
     op = ROUTES[target]
     assert target.endswith("." + op.name)
     assert isinstance(op.shape, shapes.Shape) and op.shape is shapes.of(op.name)
-    assert isinstance(op.asks, Asks)
+    assert isinstance(op.asks, Asks) and op.asks.action == op.name
 
     async def demanded():
         async with memory_app() as app:
@@ -49,7 +49,8 @@ def test_every_routed_operation_has_its_shape_and_an_iam_demand(target):
 
     demands = asyncio.run(demanded())
     assert demands, f"{op.name} demands nothing of IAM"
-    assert all(demand.action.startswith("dynamodb:") for demand in demands)
+    assert all(demand.action.startswith("dynamodb:") and demand.action != "dynamodb:"
+               for demand in demands)
 
 
 def test_every_operation_the_table_routes_is_one_the_model_describes():
