@@ -29,11 +29,12 @@ class ItemWrite:
     when nothing reads them in the same transaction)."""
 
     __slots__ = ("db", "unit", "table", "hk", "rk", "old", "old_size", "new", "size", "body",
-                 "now", "by_service", "rows")
+                 "now", "by_service", "rows", "origin")
 
     def __init__(self, db: Database, unit: Transaction, table: Table, hk: bytes, rk: bytes,
                  old: dict | None, old_size: int, new: dict | None, size: int,
-                 body: bytes | None, now: float, by_service: bool, rows: list) -> None:
+                 body: bytes | None, now: float, by_service: bool, rows: list,
+                 origin: tuple | None = None) -> None:
         self.db = db
         self.unit = unit
         self.table = table
@@ -47,6 +48,8 @@ class ItemWrite:
         self.now = now
         self.by_service = by_service  # a deletion by DynamoDB itself (TTL expiry)
         self.rows = rows
+        # a write another replica of a global table made, as its stamp (None: made here)
+        self.origin = origin
 
 
 class Hook:

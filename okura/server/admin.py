@@ -13,6 +13,10 @@ Documented in docs/admin.md.
 
 - POST /okura/reset: drop every table and backup (core/reset.py); {"dropped": tables}
 - POST /okura/seed {description}: create tables and items (server/seeding.py)
+- POST /okura/settle: apply every write still to reach a global table's other replicas
+  now (core/replication/applier.py); {"applied": writes}
+- GET, POST /okura/replication: replication delays and paused regions (failover drills,
+  docs/global-tables.md)
 
 - GET, POST {rule} or [rules], DELETE /okura/faults: injected faults (core/faults.py)
 - GET /okura/contributor-insights/<table>[?region=R]: a table's most accessed and
@@ -39,6 +43,7 @@ import orjson
 from okura.access.guard import RAW
 from okura.core.faults import FaultError
 from okura.core.insights import Insights
+from okura.core.replication.applier import Replicas
 from okura.core.reset import drop_everything
 from okura.core.throughput import MODES
 from okura.server import advice, metric_series, seeding
@@ -107,6 +112,7 @@ async def handle(app: App, method: bytes, path: bytes, body: bytes,
         return _error(400, '"advance" must be a non-negative number of seconds')
     await clock.advance(seconds)
     app.db.metrics.roll()  # a period the move ended is complete at once
+    app.db.background.signal("clock")  # what waited for the clock (replication delays)
     return _clock_state(clock)
 
 
@@ -161,7 +167,52 @@ async def insights(app: App, method: bytes, path: bytes) -> tuple[int, bytes]:
         table, app.db.clock.now())})
 
 
-_TEST_DATA = {b"/okura/reset": _reset, b"/okura/seed": _seed, b"/okura/faults": _faults}
+async def _settle(app: App, method: bytes, body: bytes) -> tuple[int, bytes]:
+    """Apply every write still to reach a global table's other replicas (docs/global-tables.md)."""
+    if method != b"POST":
+        return _error(405, "use POST")
+    return 200, orjson.dumps({"applied": await Replicas.of(app.db).settle()})
+
+
+async def _replication(app: App, method: bytes, body: bytes) -> tuple[int, bytes]:
+    """Failover drills: GET the replication settings; POST {"delay": seconds, "table":
+    name (optional)}, {"pause": region} or {"resume": region} changes them."""
+    replicas = Replicas.of(app.db)
+    if method == b"POST":
+        request = _json(body)
+        if request is NOT_JSON:
+            return NOT_JSON
+        if not isinstance(request, dict) or len(request.keys() - {"table"}) != 1:
+            return _error(400, 'give one of "delay", "pause" or "resume"')
+        table = request.get("table")
+        if "delay" in request:
+            delay = request["delay"]
+            if ((type(delay) is not int and type(delay) is not float)
+                    or not math.isfinite(delay) or delay < 0):
+                return _error(400, '"delay" must be a non-negative number of seconds')
+            if table is None:
+                replicas.default_delay = float(delay)
+            elif isinstance(table, str):
+                replicas.delays[table] = float(delay)
+            else:
+                return _error(400, '"table" must be a table name')
+        for verb in ("pause", "resume"):
+            if verb in request:
+                if not isinstance(request[verb], str):
+                    return _error(400, f'"{verb}" must be a region name')
+                if verb == "pause":
+                    replicas.paused.add(request[verb])
+                else:
+                    replicas.paused.discard(request[verb])
+        app.db.background.signal("replication")
+    elif method != b"GET":
+        return _error(405, "use GET or POST")
+    return 200, orjson.dumps({"delay": replicas.default_delay, "tables": replicas.delays,
+                              "paused": sorted(replicas.paused)})
+
+
+_TEST_DATA = {b"/okura/reset": _reset, b"/okura/seed": _seed, b"/okura/faults": _faults,
+              b"/okura/settle": _settle, b"/okura/replication": _replication}
 
 
 def _throttling_state(app: App) -> tuple[int, bytes]:
