@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import orjson
 
 from okura.core import jobs
-from okura.core.catalog import ACTIVE, CatalogChanged, Table
+from okura.core.catalog import CREATING, CatalogChanged, Table
 from okura.core.context import Context
 from okura.core.replication import log
 from okura.core.replication.applier import apply
@@ -71,13 +71,13 @@ async def _step(db: Database, state: dict) -> dict | None:
 
 
 async def _finish(db: Database, state: dict) -> None:
-    """The replica serves: ACTIVE."""
+    """The replica serves: ACTIVE once the status delay has passed."""
     for _ in range(5):
         target = await _table(db, state["Target"])
         if target is None:
             return
         try:
-            await db.catalog.save(target, dict(target.doc, TableStatus=ACTIVE,
+            await db.catalog.save(target, dict(target.doc, TableStatus=CREATING,
                                                StatusUntil=db.status_until(db.clock.now())))
             return
         except CatalogChanged:

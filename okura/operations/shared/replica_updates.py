@@ -167,7 +167,7 @@ async def _create(ctx: Context, table: Table, doc: dict, action: dict, now: floa
     await follow_table(db, region, table.name)
     for other in group.others(table):
         await _rewrite(db, other, table.name, lambda doc: group.joined(doc, region))
-    doc.update(group.joined(doc, region))
+    doc = group.joined(doc, region)
 
     async def after(db: Database, saved: Table) -> None:
         await follow_table(db, saved.region, saved.name)
@@ -210,10 +210,9 @@ async def _delete(db: Database, table: Table, doc: dict, region: str, now: float
     for other in group.others(table):
         if other != region:
             await _rewrite(db, other, table.name, lambda doc: group.left(doc, region, until))
-    doc.update(group.left(doc, region, until))
     if replica is not None:
         await drop(db, replica, now)
-    return doc, None
+    return group.left(doc, region, until), None
 
 
 async def leave(db: Database, table: Table, now: float) -> None:
