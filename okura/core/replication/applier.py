@@ -15,6 +15,7 @@ lease "replication/<hk hex>".
 """
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 import orjson
@@ -25,12 +26,16 @@ from okura.core.replication import log
 from okura.core.replication.group import others
 from okura.core.scheduler import holds
 from okura.core.spaces import REPLICATION
+from okura.errors import DynamoError
+from okura.storage.engine import Conflict
 
 if TYPE_CHECKING:
     from okura.core.catalog import Table
     from okura.core.database import Database
 
 CHUNK = 256  # writes of one pair applied per round
+BATCH = 64  # writes applied in one storage transaction
+RETRY = 0.05  # seconds before writes that met a transaction of their item are tried again
 LEASE_TIME = 10.0
 PERIOD = 60.0  # seconds of the clock per ReplicationLatency period
 
@@ -57,6 +62,7 @@ class Replicas(features.Feature):
         self.paused: set[str] = set()
         self.default_delay = 0.0
         self.delays: dict[str, float] = {}
+        self.running = asyncio.Lock()  # one round at a time (the duty's, or a settle's)
         self.started = db.clock.now()
         self.current: dict[tuple[str, str, str], list[float]] = {}
         self.previous: dict[tuple[str, str, str], list[float]] = {}
@@ -95,6 +101,10 @@ class Replicas(features.Feature):
         """The duty's round: up to CHUNK writes of each pair that are due; at once again
         while more are due, when the next delayed write is due, or when woken. Writes
         into a paused region wait for its resumption."""
+        async with self.running:
+            return await self._round()
+
+    async def _round(self) -> float | None:
         self.waiting = False
         more = False
         due: float | None = None
@@ -122,9 +132,11 @@ class Replicas(features.Feature):
         """Apply every write that is due (POST /okura/settle): all but those into paused
         regions and those their delay holds back; how many."""
         before = self.applied
-        while await self.work() == 0:
-            pass
-        return self.applied - before
+        while True:
+            wait = await self.work()
+            if wait != 0 and wait != RETRY:
+                return self.applied - before
+            await asyncio.sleep(wait)
 
     async def _pair(self, hk: bytes, region: str, name: str,
                     delay: float) -> tuple[bool, float | None]:
@@ -135,21 +147,60 @@ class Replicas(features.Feature):
             rows = await unit.query(REPLICATION, hk, None, None, True, CHUNK)
         target = await db.catalog.get(region, name)
         ctx = Context(db, "Replication", region)
+        now = db.clock.now()
+        due: list[Logged] = []
+        wait = None
         for rk, _, doc in rows:
             entry = orjson.loads(doc)
             stamp = tuple(entry["Stamp"])
-            now = db.clock.now()
             if target is None or stamp[1] not in others(target) or \
                     stamp[0] < target.doc["CreationDateTime"] * 1_000_000:
                 # the replica is gone (or is another table of its name made since)
                 await _drop(db, hk, rk)
                 continue
             if stamp[0] / 1_000_000 + delay > now:
-                return False, stamp[0] / 1_000_000 + delay - now
-            await apply(ctx, target, entry, stamp, (hk, rk))
-            self.applied += 1
-            self.measured(name, stamp[1], region, max(0.0, now * 1000 - stamp[0] / 1000))
-        return len(rows) == CHUNK, None
+                wait = stamp[0] / 1_000_000 + delay - now
+                break
+            due.append(Logged(entry, stamp, (hk, rk)))
+        if target is not None:
+            for i, batch in enumerate(batches(target, due)):
+                try:
+                    await apply(ctx, target, batch)
+                except (Conflict, DynamoError):  # met a transaction of the item: later
+                    due = [logged for later in batches(target, due)[:i] for logged in later]
+                    wait = RETRY
+                    break
+        now = db.clock.now()
+        for logged in due:
+            self.measured(name, logged.stamp[1], region,
+                          max(0.0, now * 1000 - logged.stamp[0] / 1000))
+        self.applied += len(due)
+        return wait is None and len(rows) == CHUNK, wait
+
+
+class Logged:
+    """One write of the log: its entry (log.py), its stamp, its log row (None: a copy)."""
+
+    __slots__ = ("entry", "stamp", "row")
+
+    def __init__(self, entry: dict, stamp: tuple, row: tuple[bytes, bytes] | None) -> None:
+        self.entry = entry
+        self.stamp = stamp
+        self.row = row
+
+
+def batches(target: Table, writes: list[Logged]) -> list[list[Logged]]:
+    """The writes in order, in runs of distinct items (one storage transaction each)."""
+    batches: list[list[Logged]] = []
+    seen: set[tuple[bytes, bytes]] = set()
+    for logged in writes:
+        at = target.locate(logged.entry["Key"])
+        if not batches or at in seen or len(batches[-1]) == BATCH:
+            batches.append([])
+            seen = set()
+        seen.add(at)
+        batches[-1].append(logged)
+    return batches
 
 
 async def _drop(db: Database, hk: bytes, rk: bytes) -> None:
@@ -157,22 +208,41 @@ async def _drop(db: Database, hk: bytes, rk: bytes) -> None:
         await unit.delete(REPLICATION, hk, rk)
 
 
-async def apply(ctx: Context, target: Table, entry: dict, stamp: tuple,
-                row: tuple[bytes, bytes] | None = None) -> None:
-    """Apply another replica's write to `target` unless a later write of the item is
-    there already, and delete its log `row` (if any) with it."""
-    new = entry["New"]
-    change = Applied(target, entry["Key"], lambda old: new, by_service=entry["Service"])
-    change.origin = stamp
+async def apply(ctx: Context, target: Table, writes: list[Logged]) -> None:
+    """Apply other replicas' writes of distinct items to `target` in one storage
+    transaction, deleting their log rows with them; if a later write of one of the
+    items is there already, each on its own, and the superseded ones only go."""
+    try:
+        await _together(ctx, target, writes)
+        return
+    except log.Superseded:
+        if len(writes) == 1:
+            if writes[0].row is not None:
+                await _drop(ctx.db, *writes[0].row)
+            return
+    for logged in writes:
+        await apply(ctx, target, [logged])
+
+
+def _becomes(new: dict | None) -> items.Decide:
+    """A decision that makes the item `new` (None: deletes it), whatever is there."""
+    return lambda old: new
+
+
+async def _together(ctx: Context, target: Table, writes: list[Logged]) -> None:
+    changes: list[items.Change] = []
+    for logged in writes:
+        change = Applied(target, logged.entry["Key"], _becomes(logged.entry["New"]),
+                         by_service=logged.entry["Service"])
+        change.origin = logged.stamp
+        changes.append(change)
 
     async def settle(unit, written: list[items.Written]) -> None:
-        if written[0].old is None and new is None:  # nothing here to delete
-            await log.tombstone(unit, target.id, *target.locate(entry["Key"]), stamp)
-        if row is not None:
-            await unit.delete(REPLICATION, *row)
+        for logged, done in zip(writes, written):
+            if done.old is None and logged.entry["New"] is None:  # nothing here to delete
+                await log.tombstone(unit, target.id, *target.locate(logged.entry["Key"]),
+                                    logged.stamp)
+            if logged.row is not None:
+                await unit.delete(REPLICATION, *logged.row)
 
-    try:
-        await items.write_all(ctx, [change], before_commit=settle, admit=False)
-    except log.Superseded:
-        if row is not None:
-            await _drop(ctx.db, *row)
+    await items.write_all(ctx, changes, before_commit=settle, admit=False)

@@ -18,7 +18,7 @@ from okura.core import jobs
 from okura.core.catalog import CREATING, CatalogChanged, Table
 from okura.core.context import Context
 from okura.core.replication import log
-from okura.core.replication.applier import apply
+from okura.core.replication.applier import Logged, apply, batches
 
 if TYPE_CHECKING:
     from okura.core.database import Database
@@ -58,10 +58,13 @@ async def _step(db: Database, state: dict) -> dict | None:
             stamps = [await log.stamp_of(unit, source.id, hk, rk) or (0, source.region)
                       for hk, rk, _, _ in rows]
         ctx = Context(db, "Replication", target.region)
-        for (hk, rk, _, doc), stamp in zip(rows, stamps):
+        copies = []
+        for (_, _, _, doc), stamp in zip(rows, stamps):
             item = orjson.loads(doc)
-            await apply(ctx, target, {"Key": source.key_of(item), "New": item,
-                                      "Service": False}, stamp)
+            copies.append(Logged({"Key": source.key_of(item), "New": item, "Service": False},
+                                 stamp, None))
+        for batch in batches(target, copies):
+            await apply(ctx, target, batch)
         if len(rows) == CHUNK:
             return dict(state, After=[rows[-1][0].hex(), rows[-1][1].hex()],
                         Done=state["Done"] + len(rows),
