@@ -29,6 +29,7 @@ def duties(app: App, settings: Settings) -> list[Duty]:
 
     sweeper = Sweeper(db, settings.ttl_interval)
     replicas = Replicas.of(db)
+    replicas.default_delay = settings.replication_delay
     duties = [
         Duty("ttl", sweeper.work, settings.ttl_interval, pending=sweeper.pending),
         Duty("stream-trim", lambda: trim_streams(db), TRIM_EVERY),

@@ -302,3 +302,29 @@ def test_overrides_are_described(server, home, away):
         "RegionName": AWAY, "OnDemandThroughputOverride": {"MaxReadRequestUnits": 70}}}])
     replica = wait_active(home, name)["Replicas"][0]
     assert replica["OnDemandThroughputOverride"] == {"MaxReadRequestUnits": 70}
+
+
+def test_an_evacuated_region_catches_up(server, home, away, drills):
+    name = global_table(home, away)
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    try:
+        connection.request("POST", "/okura/faults", json.dumps(
+            {"region": AWAY, "error": "ServiceUnavailable"}),
+            {"Content-Type": "application/json"})
+        assert connection.getresponse().read()
+        drills({"pause": AWAY})
+        # the region is down: its requests fail as in an outage, and nothing reaches it
+        assert failure(away.get_item, TableName=name, Key={"pk": {"S": "a"}})[0] == \
+            "ServiceUnavailable"
+        for i in range(30):  # the application writes to the region left
+            home.put_item(TableName=name, Item={"pk": {"S": f"k{i}"}, "n": {"N": str(i)}})
+        home.delete_item(TableName=name, Key={"pk": {"S": "k0"}})
+        connection.request("DELETE", "/okura/faults")
+        assert connection.getresponse().read()
+    finally:
+        connection.close()
+    assert item(away, name, "k1") is None
+    drills({"resume": AWAY})
+    admin(server, "POST", "/okura/settle")
+    assert away.scan(TableName=name, Select="COUNT", ConsistentRead=True)["Count"] == 29
+    assert item(away, name, "k29") == {"pk": {"S": "k29"}, "n": {"N": "29"}}

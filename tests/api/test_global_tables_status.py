@@ -9,9 +9,9 @@ import pytest
 from botocore.exceptions import ClientError
 
 from conftest import Server, error_of, unique_name
-from test_global_tables import AWAY, HASH, HOME, PK, wait_active
+from test_global_tables import AWAY, HASH, HOME, PK, admin, wait_active
 
-DELAY = 0.6
+DELAY = 3.0  # long enough for a loaded machine to look within it
 
 
 @pytest.fixture(scope="module")
@@ -53,3 +53,22 @@ def test_replica_statuses_follow_the_delay(slow):
     while home.describe_table(TableName=name)["Table"]["Replicas"]:
         time.sleep(0.05)
     assert "GlobalTableVersion" not in home.describe_table(TableName=name)["Table"]
+
+
+def test_a_replication_delay_from_the_start():
+    server = Server("--replication-delay", "60")
+    try:
+        home, away = server.client(region=HOME), server.client(region=AWAY)
+        name = unique_name()
+        home.create_table(TableName=name, KeySchema=HASH, AttributeDefinitions=PK,
+                          BillingMode="PAY_PER_REQUEST")
+        home.update_table(TableName=name, ReplicaUpdates=[{"Create": {"RegionName": AWAY}}])
+        wait_active(away, name)
+        home.put_item(TableName=name, Item={"pk": {"S": "later"}})
+        assert admin(server, "POST", "/okura/settle") == {"applied": 0}
+        assert admin(server, "GET", "/okura/replication")["delay"] == 60
+        admin(server, "POST", "/okura/clock", {"advance": 61})
+        admin(server, "POST", "/okura/settle")
+        assert away.get_item(TableName=name, Key={"pk": {"S": "later"}})["Item"]
+    finally:
+        server.stop()
