@@ -50,6 +50,9 @@ def main(argv: list[str] | None = None) -> None:
     serve.add_argument("--trigger-interval", type=float,
                        help="seconds between polls of an idle stream by its triggers "
                             "(default 0.25; docs/triggers.md)")
+    serve.add_argument("--replication-delay", type=float, metavar="SECONDS",
+                       help="seconds of okura's clock before a global table's writes reach "
+                            "its other replicas (default 0; docs/global-tables.md)")
     serve.add_argument("--s3-dir", metavar="DIR",
                        help="S3 buckets of exports and imports as directories: bucket B is "
                             "DIR/B (default <data-dir>/s3)")

@@ -38,6 +38,8 @@ class Settings:
     functions: dict = field(default_factory=dict)
     event_source_mappings: list = field(default_factory=list)
     trigger_interval: float = 0.25    # seconds between polls of an idle stream
+    replication_delay: float = 0.0    # seconds of the clock before a global table's write
+    #                                   reaches its other replicas (docs/global-tables.md)
     s3_dir: str = ""                  # S3 buckets for exports and imports (default <data-dir>/s3)
     s3_endpoint: str = ""             # or an S3-compatible service's URL (boto3)
     kinesis_endpoint: str = ""        # Kinesis destinations' records go here (boto3)

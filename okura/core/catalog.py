@@ -19,6 +19,7 @@ import orjson
 from okura import arns
 from okura.core import spaces, write_hooks
 from okura.core.indexes import Index, indexes_of
+from okura.core.replication import group
 from okura.core.streams import kinesis
 from okura.storage import keys
 from okura.storage.engine import Engine
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 ACTIVE, CREATING, UPDATING, DELETING = "ACTIVE", "CREATING", "UPDATING", "DELETING"
 # Catalog-document members that are okura's bookkeeping, not TableDescription members.
 PRIVATE = ("Tags", "TimeToLive", "TimeToLiveChanged", "StatusUntil", "IndexIds", "IndexJobs",
-           "Snapshots", "PointInTime", "ResourcePolicies", kinesis.MEMBER)
+           "Snapshots", "PointInTime", "ResourcePolicies", kinesis.MEMBER, *group.PRIVATE)
 # The member holding a table's resource-based policies and its streams':
 # {resource ARN: {"Policy": text, "RevisionId": id}}
 POLICIES = "ResourcePolicies"
@@ -199,10 +200,11 @@ class Catalog:
         invalidations = self._invalidations
         async with self.engine.transaction() as unit:
             # Its rows, its indexes' entries, its item-collection sizes (-id), its
-            # TTL expiry index and its vector indexes' change logs.
+            # TTL expiry index, its vector indexes' change logs and its write stamps as
+            # a global table's replica.
             ids = table.doc.get("IndexIds", {})
             for tid in (table.id, *ids.values(), spaces.collections_of(table.id),
-                        spaces.expiry_of(table.id),
+                        spaces.expiry_of(table.id), spaces.stamps_of(table.id),
                         *(spaces.vector_log_of(ids[index["IndexName"]])
                           for index in table.doc.get("VectorIndexes", ()))):
                 await unit.drop_rows(tid)

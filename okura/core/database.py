@@ -18,6 +18,7 @@ from okura.core.transfer.job_records import Transfers
 from okura.core.transfer.objects import LocalStore, ObjectStore
 # the features, registered as they are imported (core/features.py)
 from okura.core import insights  # noqa: F401
+from okura.core.replication import applier, copy  # noqa: F401 (and the replica job)
 from okura.core.ttl import due  # noqa: F401
 from okura.core.vectors import backfill, maintenance  # noqa: F401
 from okura.storage.engine import Engine

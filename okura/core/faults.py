@@ -3,7 +3,7 @@ fail as DynamoDB's requests fail in production — throttled, refused with a 500
 cancelled by a conflict, slowed, cut off, or half done (a batch's unprocessed items) —
 so that an application's retries and error paths can be tested.
 
-A rule matches requests by operation, table, index and partition key prefix; it fires
+A rule matches requests by operation, region, table, index and partition key prefix; it fires
 on every Nth match or with a probability (its own seeded generator: a rule with a seed
 fires on the same requests every run), for a number of firings and/or a time on okura's
 clock, and is dropped once spent. The server asks `before` ahead of the handler (only
@@ -68,7 +68,7 @@ _BATCHES = frozenset(("BatchWriteItem", "BatchGetItem"))
 _TRANSACT_ACTIONS = ("Put", "Update", "Delete", "ConditionCheck", "Get")
 _CONFLICT_REASON = {"Code": "TransactionConflict",
                     "Message": "Transaction is ongoing for the item"}  # users' reports
-_FIELDS = frozenset(("operation", "table", "index", "key_prefix", "error", "reason",
+_FIELDS = frozenset(("operation", "region", "table", "index", "key_prefix", "error", "reason",
                      "unprocessed", "latency", "drop_connection", "probability", "every",
                      "count", "duration", "seed"))
 
@@ -111,6 +111,7 @@ class FaultRule:
         self.operation = _text(spec, "operation")
         if operations and self.operation is not None and self.operation not in operations:
             raise FaultError(f"no operation {self.operation!r}")
+        self.region = _text(spec, "region")  # a region's outage: every request signed for it
         self.table = _text(spec, "table")
         self.index = _text(spec, "index")
         self.key_prefix = _text(spec, "key_prefix")
@@ -270,7 +271,8 @@ class Faults:
         now = self.clock.now()
         for rule in self.rules:
             if (rule.unprocessed is not None) != unprocessed or rule.spent(now) or (
-                    rule.operation is not None and rule.operation != ctx.operation):
+                    rule.operation is not None and rule.operation != ctx.operation) or (
+                    rule.region is not None and rule.region != ctx.region):
                 continue
             if rule.table is None and rule.index is None and rule.key_prefix is None:
                 positions = list(range(len(targets)))

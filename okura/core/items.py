@@ -25,6 +25,7 @@ from okura.core.consistency.lag import LATEST, Lag
 from okura.core.context import Context
 # the write hooks, registered as they are imported (core/write_hooks.py)
 from okura.core import history, snapshots  # noqa: F401
+from okura.core.replication import log  # noqa: F401
 from okura.core.streams import append, kinesis  # noqa: F401
 from okura.core.ttl import expiry  # noqa: F401
 from okura.core.vectors import maintenance  # noqa: F401
@@ -69,6 +70,9 @@ class Change:
         # the size of the item decide() returns, when already known
         self.new_size = new_size
         self.at = at  # table.locate(key), when already computed
+
+    # a write another replica of a global table made (core/replication/): its stamp
+    origin: tuple | None = None
 
 
 class Written:
@@ -378,6 +382,7 @@ async def _follow(ctx: Context, unit, change: Change, plan: write_hooks.Plan, hk
     """Run the table's write hooks for one stored change."""
     write = write_hooks.ItemWrite(ctx.db, unit, change.table, hk, rk, old, old_size, new, size, body,
                                   ctx.clock.now(), change.by_service, rows,
-                                  None if change.by_service else ctx.ledger, after)
+                                  None if change.by_service else ctx.ledger, after,
+                                  change.origin)
     for hook, state in plan.hooks:
         await hook.store(state, write)

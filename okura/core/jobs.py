@@ -161,3 +161,10 @@ def fresh_id(now: float) -> str:
     """A job or backup id that sorts by creation: milliseconds, then 8 hex digits
     (DynamoDB's backup ids read 01489602797149-73d8d5bc)."""
     return f"{int(now * 1000):014d}-{uuid.uuid4().hex[:8]}"
+
+
+async def find(db: Database, job_id: str) -> dict | None:
+    """A job not finished yet, by its id ({"Id", "Kind", "State", "Created"})."""
+    async with db.engine.reader() as unit:
+        found = doc_of(await unit.get(JOBS, _HK, job_id.encode()))
+    return None if found is None else orjson.loads(found)

@@ -3,7 +3,8 @@
 Tables and indexes own the positive ids handed out by the storage id sequence.
 A table with local secondary indexes keeps its item-collection sizes in the
 space of its negated id; a table with TTL keeps its expiry index (core/ttl/expiry.py)
-in a space below okura's own (`expiry_of`). okura's shared state lives far below all of those, so
+in a space below okura's own (`expiry_of`), a global table's replica its write stamps
+(`stamps_of`). okura's shared state lives far below all of those, so
 no table id can ever reach it.
 """
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 _BASE = -(1 << 62)
 _EXPIRIES = _BASE - (1 << 32)  # and below: expiry indexes, by table id
 _VECTOR_LOGS = _BASE - (2 << 32)  # and below: vector indexes' change logs, by index id
+_STAMPS = _BASE - (3 << 32)  # and below: global tables' write stamps, by table id
 
 CLOCK = _BASE                # the shared clock offset
 LEASES = _BASE - 1           # leases (TTL sweeper, index jobs)
@@ -27,6 +29,7 @@ THROUGHPUT = _BASE - 11          # throughput budgets: one row per node, what it
 KINESIS_LOGS = _BASE - 12        # Kinesis streaming destinations: one change log per table
 SECRETS = _BASE - 13             # the secret that seals tokens (core/sealed.py)
 BULK_OPERATIONS = _BASE - 14     # bulk puts from S3: one row per operation, like IMPORTS
+REPLICATION = _BASE - 15         # global tables: the writes still to reach each replica
 
 
 def collections_of(table_id: int) -> int:
@@ -42,3 +45,8 @@ def expiry_of(table_id: int) -> int:
 def vector_log_of(index_id: int) -> int:
     """The row space of a vector index's change log (core/vectors/changes.py)."""
     return _VECTOR_LOGS - index_id
+
+
+def stamps_of(table_id: int) -> int:
+    """The row space of a global table replica's write stamps (core/replication/)."""
+    return _STAMPS - table_id

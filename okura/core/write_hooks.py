@@ -33,12 +33,13 @@ class ItemWrite:
     once the write's unit has committed (state a process keeps beside storage)."""
 
     __slots__ = ("db", "unit", "table", "hk", "rk", "old", "old_size", "new", "size", "body",
-                 "now", "by_service", "rows", "ledger", "after")
+                 "now", "by_service", "rows", "ledger", "after", "origin")
 
     def __init__(self, db: Database, unit: Transaction, table: Table, hk: bytes, rk: bytes,
                  old: dict | None, old_size: int, new: dict | None, size: int,
                  body: bytes | None, now: float, by_service: bool, rows: list,
-                 ledger: Ledger | None, after: list[Callable[[], None]]) -> None:
+                 ledger: Ledger | None, after: list[Callable[[], None]],
+                 origin: tuple | None = None) -> None:
         self.db = db
         self.unit = unit
         self.table = table
@@ -54,6 +55,8 @@ class ItemWrite:
         self.rows = rows
         self.ledger = ledger
         self.after = after
+        # a write another replica of a global table made, as its stamp (None: made here)
+        self.origin = origin
 
 
 class Hook:

@@ -4,9 +4,11 @@ from __future__ import annotations
 from okura import errors
 from okura.core.catalog import ACTIVE, DELETING
 from okura.core.context import Context
-from okura.core.streams.state import follow_table
+from okura.core.replication import group
+from okura.operations.shared import replica_updates
 from okura.operations.shared.table_description import describe
-from okura.core import backups, history, snapshots, table_lookup
+from okura.operations.shared.table_drop import drop
+from okura.core import table_lookup
 from okura.operations.shared.table_rules import in_use
 
 # recorded: DeleteTable's TableDescription leaves these out
@@ -28,13 +30,7 @@ async def handle(ctx: Context, body: dict) -> dict:
                    (await describe(db, table, status=DELETING)).items()
                    if name not in _OMITTED}
     if status == ACTIVE:
-        # Snapshots under way take the items before they go; the point-in-time history
-        # outlives the table (a deleted table can be restored).
-        await snapshots.copy_all(db, table)
-        if history.log_of(table) is not None:  # a system backup of it, read from the history
-            await backups.create_system(db, table, now)
-            await history.table_deleted(db, table, now)
-        doc = dict(table.doc, TableStatus=DELETING, StatusUntil=db.status_until(now))
-        await db.catalog.delete(table, doc)
-        await follow_table(db, ctx.region, table.name)
+        if group.others(table):
+            await replica_updates.leave(db, table, now)
+        await drop(db, table, now)
     return {"TableDescription": description}

@@ -1,5 +1,6 @@
 """UpdateTable: billing mode, provisioned throughput, stream, encryption, table
-class, deletion protection and global secondary indexes of an existing table."""
+class, deletion protection, global secondary indexes and replicas (global tables:
+operations/shared/replica_updates.py) of an existing table."""
 from __future__ import annotations
 
 from okura import errors
@@ -7,7 +8,9 @@ from okura.core import table_lookup
 from okura.core.catalog import ACTIVE, UPDATING, Table
 from okura.core.context import Context
 from okura.core.streams.state import follow_table
-from okura.operations.shared import index_updates, table_rules, table_settings, vector_rules
+from okura.core.replication import group
+from okura.operations.shared import (index_updates, replica_updates, table_rules,
+                                     table_settings, vector_rules)
 from okura.operations.shared.table_description import describe
 from okura.operations.shared.table_rules import PAY_PER_REQUEST, PROVISIONED
 
@@ -145,6 +148,7 @@ async def handle(ctx: Context, body: dict) -> dict:
     if body.get("GlobalSecondaryIndexUpdates") == []:
         raise errors.validation(
             "One or more parameter values were invalid: List of GlobalSecondaryIndexUpdates is empty")
+    replica_updates.check_alone(body, _CHANGES)
     db = ctx.db
     table = await table_lookup.any_status_table(ctx, body["TableName"])
     now = db.clock.now()
@@ -152,7 +156,13 @@ async def handle(ctx: Context, body: dict) -> dict:
     if status != ACTIVE:
         raise table_rules.in_use(table, status)
     now = round(now, 3)
-    doc = updated_document(table, body, ctx.region, db.account, now)
+    after = None
+    if body.get("ReplicaUpdates"):
+        doc, after = await replica_updates.update(ctx, table, body, dict(table.doc), now)
+    else:
+        if group.others(table):
+            await replica_updates.check_global(db, table, body)
+        doc = updated_document(table, body, ctx.region, db.account, now)
     if body.get("GlobalSecondaryIndexUpdates"):
         await index_updates.change_indexes(db, table, doc, body, now)
     created: list[int] = []
@@ -167,6 +177,8 @@ async def handle(ctx: Context, body: dict) -> dict:
         doc["StatusUntil"] = db.status_until(now)
     table = await db.catalog.save(table, doc)
     await vector_rules.start(db, table, created)
+    if after is not None:
+        await after(db, table)
     if "StreamSpecification" in body:
         await follow_table(db, ctx.region, table.name)
     # as DynamoDB answers, whatever the delay

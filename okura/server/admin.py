@@ -13,13 +13,17 @@ Documented in docs/admin.md.
 
 - POST /okura/reset: drop every table and backup (core/reset.py); {"dropped": tables}
 - POST /okura/seed {description}: create tables and items (server/seeding.py)
-- POST /okura/settle: make every write visible to eventually consistent readers now
-  (core/consistency/); {"settled": writes that were not yet}
+- POST /okura/settle: apply every write still to reach a global table's other replicas
+  (core/replication/applier.py), then make every write visible to eventually consistent
+  readers (core/consistency/); {"applied": replicated writes, "settled": writes that were
+  not yet visible}
 - GET  /okura/consistency: {"mode": every table's, "tables": {name: its own mode},
   "maxDelay": seconds, "seed": N, "pending": per table and index, writes not yet visible}
 - POST /okura/consistency {"mode": "strong"|"eventual", "table": name (optional)}: set
   every table's mode, or one table's ("mode": null: it follows every table's again);
   "seed": N and "maxDelay": seconds (alone or with a mode) start the delays afresh
+- GET, POST /okura/replication: replication delays and paused regions (failover drills,
+  docs/global-tables.md)
 
 - GET, POST {rule} or [rules], DELETE /okura/faults: injected faults (core/faults.py)
 - GET /okura/contributor-insights/<table>[?region=R]: a table's most accessed and
@@ -48,6 +52,7 @@ from okura.core.consistency.delays import Delays
 from okura.core.consistency.lag import MODES as CONSISTENCY_MODES
 from okura.core.faults import FaultError
 from okura.core.insights import Insights
+from okura.core.replication.applier import Replicas
 from okura.core.reset import drop_everything
 from okura.core.throughput import MODES
 from okura.server import advice, metric_series, seeding
@@ -118,6 +123,7 @@ async def handle(app: App, method: bytes, path: bytes, body: bytes,
         return _error(400, '"advance" must be a non-negative number of seconds')
     await clock.advance(seconds)
     app.db.metrics.roll()  # a period the move ended is complete at once
+    app.db.background.signal("clock")  # what waited for the clock (replication delays)
     return _clock_state(clock)
 
 
@@ -173,15 +179,55 @@ async def insights(app: App, method: bytes, path: bytes) -> tuple[int, bytes]:
 
 
 async def _settle(app: App, method: bytes, body: bytes) -> tuple[int, bytes]:
+    """Apply every write still to reach a global table's other replicas, then settle every
+    write for eventually consistent readers (docs/consistency.md, docs/global-tables.md)."""
     if method != b"POST":
         return _error(405, "use POST")
+    applied = await Replicas.of(app.db).settle()  # replicated writes are writes to settle
     settled = await app.db.consistency.settle()
     app.db.background.signal("streams")  # triggers deliver the records now readable
-    return 200, orjson.dumps({"settled": settled})
+    return 200, orjson.dumps({"applied": applied, "settled": settled})
+
+
+async def _replication(app: App, method: bytes, body: bytes) -> tuple[int, bytes]:
+    """Failover drills: GET the replication settings; POST {"delay": seconds, "table":
+    name (optional)}, {"pause": region} or {"resume": region} changes them."""
+    replicas = Replicas.of(app.db)
+    if method == b"POST":
+        request = _json(body)
+        if request is NOT_JSON:
+            return NOT_JSON
+        if not isinstance(request, dict) or len(request.keys() - {"table"}) != 1:
+            return _error(400, 'give one of "delay", "pause" or "resume"')
+        table = request.get("table")
+        if "delay" in request:
+            delay = request["delay"]
+            if ((type(delay) is not int and type(delay) is not float)
+                    or not math.isfinite(delay) or delay < 0):
+                return _error(400, '"delay" must be a non-negative number of seconds')
+            if table is None:
+                replicas.default_delay = float(delay)
+            elif isinstance(table, str):
+                replicas.delays[table] = float(delay)
+            else:
+                return _error(400, '"table" must be a table name')
+        for verb in ("pause", "resume"):
+            if verb in request:
+                if not isinstance(request[verb], str):
+                    return _error(400, f'"{verb}" must be a region name')
+                if verb == "pause":
+                    replicas.paused.add(request[verb])
+                else:
+                    replicas.paused.discard(request[verb])
+        app.db.background.signal("replication")
+    elif method != b"GET":
+        return _error(405, "use GET or POST")
+    return 200, orjson.dumps({"delay": replicas.default_delay, "tables": replicas.delays,
+                              "paused": sorted(replicas.paused)})
 
 
 _TEST_DATA = {b"/okura/reset": _reset, b"/okura/seed": _seed, b"/okura/faults": _faults,
-              b"/okura/settle": _settle}
+              b"/okura/settle": _settle, b"/okura/replication": _replication}
 
 
 def _consistency_state(app: App) -> tuple[int, bytes]:

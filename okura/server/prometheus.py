@@ -21,6 +21,7 @@ from okura.core.catalog import Table
 from okura.core.database import Database
 from okura.core.index_jobs import progress
 from okura.core.insights import Insights
+from okura.core.replication.applier import Replicas
 
 PATH = b"/metrics"
 CONTENT_TYPE = b"text/plain; version=0.0.4; charset=utf-8"
@@ -28,9 +29,9 @@ _STATISTICS = (("sum", "Sum"), ("sample_count", "SampleCount"), ("average", "Ave
                ("minimum", "Minimum"), ("maximum", "Maximum"))
 _DIMENSIONS = {"table_name": "TableName", "operation": "Operation",
                "global_secondary_index_name": "GlobalSecondaryIndexName",
-               "function_name": "FunctionName"}
+               "function_name": "FunctionName", "receiving_region": "ReceivingRegion"}
 _UNITS = {"SuccessfulRequestLatency": "Milliseconds", "OnlineIndexPercentageProgress": "Percent",
-          "Duration": "Milliseconds", "IteratorAge": "Milliseconds"}
+          "Duration": "Milliseconds", "IteratorAge": "Milliseconds", "ReplicationLatency": "Milliseconds"}
 GLOBAL = "GlobalSecondaryIndexes"
 
 # (CloudWatch metric, labels other than job and instance) -> statistic set
@@ -56,6 +57,9 @@ async def page(db: Database) -> bytes:
         _merge(series, "UserErrors", (("region", region),), [count, count, 1, 1])
     for table in await db.catalog.every():
         _settings(series, table)
+    for (name, source, target), stat in Replicas.of(db).latencies().items():
+        series["ReplicationLatency", (("table_name", name), ("receiving_region", target),
+                                      ("region", source))] = list(stat)
     functions: Series = {}
     for (region, name), stats in period.functions.items():
         for metric, stat in stats.items():

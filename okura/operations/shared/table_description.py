@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING
 
 from okura import arns
 from okura.core.catalog import ACTIVE, PRIVATE, Table
-from okura.operations.shared import table_settings
+from okura.core.replication import group
+from okura.operations.shared import replica_updates, table_settings
 
 if TYPE_CHECKING:
     from okura.core.database import Database
@@ -36,6 +37,8 @@ async def describe(db: Database, table: Table, counts: bool = True,
             for index in description["VectorIndexes"]]
     if "LatestStreamLabel" in doc:
         description["LatestStreamArn"] = arns.stream(table.arn, doc["LatestStreamLabel"])
+    if group.MEMBERS in doc:
+        description["Replicas"] = await replica_updates.described(db, table)
     return description
 
 
