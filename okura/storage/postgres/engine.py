@@ -22,7 +22,10 @@ not granted in time surface as storage.engine.Conflict after a rollback; the cal
 run the unit again.
 
 Statements are prepared once per connection (asyncpg's statement cache). Upserts
-use INSERT ... ON CONFLICT, which CockroachDB and YugabyteDB also support.
+use INSERT ... ON CONFLICT, which CockroachDB and YugabyteDB also support. Round trips
+are what a write costs here: a single-item write's locked read is one function call
+(okura_lock), and a transaction's writes wait in okura for its COMMIT, which sends them
+and the COMMIT as one script (docs/postgres.md, Round trips).
 """
 from __future__ import annotations
 
@@ -62,8 +65,6 @@ _CLAIM = ("INSERT INTO items(tid, hk, rk, size, doc) VALUES($1, $2, $3, 0, NULL)
 _PUT = ("INSERT INTO items(tid, hk, rk, size, doc) VALUES($1, $2, $3, $4, $5)"
         " ON CONFLICT (tid, hk, rk) DO UPDATE SET size=excluded.size, doc=excluded.doc")
 _DELETE = "DELETE FROM items" + _KEY
-# A transaction's held-back put (doc not NULL) or delete (doc NULL): migrations.py
-_WRITE = "SELECT okura_write($1, $2, $3, $4, $5)"
 # count(doc) skips the transaction's own unused claims (doc NULL, size 0).
 
 
@@ -305,9 +306,9 @@ class _PostgresReader:
 class _PostgresTransaction(_PostgresReader):
     """BEGIN ... COMMIT on one pooled connection, with the claims of absent keys.
 
-    Writes are held back (`pending`) until the next statement or the COMMIT, and then
-    sent, in order, as one pipelined executemany of okura_write: a single-item write's
-    puts (item, index entries, stream record) cost one round trip, not one each."""
+    Writes are held back (`pending`) until the COMMIT, or a statement that could see
+    them, and then sent, in order, as one script: a single-item write's puts (item, index
+    entries, stream record) and its COMMIT cost one round trip, not one each."""
 
     __slots__ = ("claims", "pending")
     _version_sql = _CATALOG_VERSION_SHARED
@@ -331,8 +332,7 @@ class _PostgresTransaction(_PostgresReader):
                 try:
                     # unused claims go with the writes: deleted before COMMIT
                     self.pending.extend((tid, hk, rk, 0, None) for tid, hk, rk in self.claims)
-                    await self._ready()
-                    await connection.execute("COMMIT")
+                    await connection.execute(_script(self.pending) + "COMMIT")
                     return
                 except BaseException as failure:
                     await _rollback(connection)
@@ -347,12 +347,16 @@ class _PostgresTransaction(_PostgresReader):
         connection = self.connection
         if self.pending:
             pending, self.pending = self.pending, []
-            await connection.executemany(_WRITE, pending)
+            await connection.execute(_script(pending))
         return connection
 
     async def get(self, tid: int, hk: bytes, rk: bytes, lock: bool = False,
                   wait: bool = True) -> tuple[int, bytes] | None:
-        connection = await self._ready()
+        # Only a write of this very row must reach the database before it is read (a
+        # write's item and then its stream's row: one flush at COMMIT, not two).
+        if any(row[2] == rk and row[1] == hk and row[0] == tid for row in self.pending):
+            await self._ready()
+        connection = self.connection
         if wait:
             if lock:
                 try:
@@ -422,6 +426,21 @@ async def _replaced_sizes(connection: asyncpg.Connection,
         row = _sized(await connection.fetchrow(_GET, tid, hk, rk))
         sizes.append(0 if row is None else row[0])
     return sizes
+
+
+def _script(rows: list[tuple[int, bytes, bytes, int, bytes | None]]) -> str:
+    """Held-back puts (doc not NULL) and deletes (doc NULL) as one script of okura_write
+    calls (migrations.py) for the simple query protocol, which runs several statements
+    (COMMIT among them) in one round trip but takes no parameters: every value is an
+    integer or hex digits, so nothing needs quoting."""
+    return "".join(f"SELECT okura_write({int(tid)},{_bytea(hk)},{_bytea(rk)},{int(size)},"
+                   f"{'NULL' if doc is None else _bytea(doc)});"
+                   for tid, hk, rk, size, doc in rows)
+
+
+def _bytea(value: bytes) -> str:
+    # decode(), not a '\x...' literal, whose meaning standard_conforming_strings changes
+    return f"decode('{value.hex()}','hex')"
 
 
 def _sized(row: asyncpg.Record | None) -> tuple[int, bytes] | None:

@@ -61,8 +61,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "   IF FOUND THEN claimed := true; RETURN; END IF;"
         "  END LOOP;"
         " END $$",
-        # One row's put (doc not NULL) or delete (doc NULL), so that a transaction's
-        # writes, in order, go out as one pipelined executemany (engine.py: _WRITE).
+        # One row's put (doc not NULL) or delete (doc NULL): a transaction's writes go
+        # out in order with its COMMIT as one script of these calls (engine.py: _script).
         "CREATE OR REPLACE FUNCTION okura_write(p_tid BIGINT, p_hk BYTEA, p_rk BYTEA,"
         " p_size INTEGER, p_doc BYTEA) RETURNS void LANGUAGE plpgsql AS $$"
         " BEGIN"
