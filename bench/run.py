@@ -197,11 +197,14 @@ def _names(text: str, known: dict, what: str) -> list:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    parser.add_argument("--servers", default=",".join(name for name in SERVERS if name != "okura-base-mem"),
-                        help="comma-separated; default: all but okura-base-mem (okura from the checkout "
-                             "OKURA_BENCH_BASE names, to compare a change with what it changes)")
+    parser.add_argument("--servers", default=",".join(
+                            name for name in SERVERS if not name.startswith("okura-base-")),
+                        help="comma-separated; default: all but okura-base-mem and okura-base-pg "
+                             "(okura from the checkout OKURA_BENCH_BASE names, to compare a "
+                             "change with what it changes)")
     parser.add_argument("--only", default=",".join(DEFAULT),
-                        help=f"workloads, comma-separated; default: all but put_loaded (known: {', '.join(WORKLOADS)})")
+                        help="workloads, comma-separated; default: all but put_loaded and "
+                             f"delete_item (known: {', '.join(WORKLOADS)})")
     parser.add_argument("--quick", action="store_true",
                         help="smoke run: 1 s warm-up, 2 s measured, 1,000 keys, 2,000 items to scan")
     # wrk counts whole seconds

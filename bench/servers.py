@@ -83,7 +83,7 @@ def _okura_base() -> list[str]:
     before a change), run by this venv's Python: before and after in one run."""
     base = os.environ.get("OKURA_BENCH_BASE")
     if not base:
-        raise StartError("okura-base-mem needs OKURA_BENCH_BASE: a checkout of the okura to compare")
+        raise StartError("okura-base-mem and okura-base-pg need OKURA_BENCH_BASE: a checkout of the okura to compare")
     # -P: not the working directory (this checkout) ahead of PYTHONPATH
     return ["env", f"PYTHONPATH={Path(base).resolve()}", sys.executable, "-P", "-m", "okura", "serve"]
 
@@ -113,6 +113,7 @@ SERVERS = [
     Server("okura-enforce-mem", lambda port, data: [*_okura(), "--port", str(port), "--memory",
                                                      "--throttling", "enforce"]),
     Server("okura-pg", lambda port, data: [*_okura(), "--port", str(port)], postgres=True),
+    Server("okura-base-pg", lambda port, data: [*_okura_base(), "--port", str(port)], postgres=True),
     Server("okura-pg-2", lambda port, data: [*_okura(), "--port", str(port)], postgres=True, nodes=2),
     Server("moto", lambda port, data: [_moto(), "-p", str(port)]),
     # Tables become ACTIVE at once instead of after dynalite's simulated 500 ms.

@@ -60,6 +60,8 @@ WORKLOADS = [
              range_key=("sk", "N"), preload=_partitions, script="query"),
     Workload("update_item", "UpdateItem atomic counter (ADD, UPDATED_NEW)", 1,
              preload=lambda client, table, scale: scale.counters, script="update_item"),
+    Workload("delete_item", "DeleteItem of a random preloaded key (ALL_OLD)", 1, preload=_items,
+             script="delete_item"),
     Workload("batch_write", "BatchWriteItem of 25 fresh ~200 B items", 25, script="batch_write"),
     Workload("mix", "80/20 GetItem/PutItem", 1, preload=_items, script="mix"),
     Workload("scan", "Scan of the whole table in pages (LastEvaluatedKey)", 1, preload=_scan_items),
@@ -67,5 +69,6 @@ WORKLOADS = [
     Workload("put_loaded", "PutItem, fresh key, into a table of --keys items", 1, preload=_items,
              script="put_item"),
 ]
-DEFAULT = [workload.name for workload in WORKLOADS if workload.name != "put_loaded"]
+DEFAULT = [workload.name for workload in WORKLOADS
+           if workload.name not in ("put_loaded", "delete_item")]
 BY_NAME = {workload.name: workload for workload in WORKLOADS}

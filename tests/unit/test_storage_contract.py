@@ -824,7 +824,7 @@ def test_statement_cancelled_while_waiting_for_a_lock_surfaces_as_conflict(postg
                     await asyncio.sleep(0.05)
                     cancelled = await one.pool.fetchval(
                         "SELECT bool_or(pg_cancel_backend(pid)) FROM pg_stat_activity"
-                        " WHERE wait_event_type = 'Lock' AND query LIKE '%FOR NO KEY UPDATE'"
+                        " WHERE wait_event_type = 'Lock' AND query LIKE '%okura_lock(%'"
                         " AND datname = current_database()")
                 with pytest.raises(Conflict):
                     await waiting

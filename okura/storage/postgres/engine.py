@@ -22,7 +22,10 @@ not granted in time surface as storage.engine.Conflict after a rollback; the cal
 run the unit again.
 
 Statements are prepared once per connection (asyncpg's statement cache). Upserts
-use INSERT ... ON CONFLICT, which CockroachDB and YugabyteDB also support.
+use INSERT ... ON CONFLICT, which CockroachDB and YugabyteDB also support. Round trips
+are what a write costs here: a single-item write's locked read is one function call
+(okura_lock), and a transaction's writes wait in okura for its COMMIT, which sends them
+and the COMMIT as one script (docs/postgres.md, Round trips).
 """
 from __future__ import annotations
 
@@ -41,8 +44,8 @@ _GET_SHARED = _GET + " FOR SHARE"
 # Single-item writes: FOR NO KEY UPDATE queues them behind each other, and their probe
 # (FOR KEY SHARE NOWAIT) fails only against a transaction's FOR UPDATE, so a write that
 # meets a transaction in flight is refused as DynamoDB refuses it instead of waiting.
-_GET_WRITE = _GET + " FOR NO KEY UPDATE"
-_PROBE = "SELECT 1 FROM items" + _KEY + " FOR KEY SHARE NOWAIT"
+# Both in one round trip: migrations.py's okura_lock, which also claims an absent key.
+_LOCK = "SELECT * FROM okura_lock($1, $2, $3)"
 # Without waiting (transactions): inside a savepoint, so that a refusal rolls back to it
 # and the transaction stays usable. A present row is locked with NOWAIT; the claim of an
 # absent row waits on another claim of it, which NOWAIT cannot express, so a lock_timeout
@@ -204,6 +207,10 @@ class _PostgresReader:
     async def __aexit__(self, exc_type, exc, tb) -> None:
         await self.pool.release(self.connection)
 
+    async def _ready(self) -> asyncpg.Connection:
+        """The connection, once everything sent to it before has been stored."""
+        return self.connection
+
     async def get(self, tid: int, hk: bytes, rk: bytes, lock: bool = False,
                   wait: bool = True) -> tuple[int, bytes] | None:
         return _sized(await self.connection.fetchrow(_GET, tid, hk, rk))
@@ -223,88 +230,93 @@ class _PostgresReader:
     async def query(self, tid: int, hk: bytes, lo: bytes | None, hi: bytes | None,
                     forward: bool, limit: int) -> list[tuple[bytes, int, bytes]]:
         bounds = [bound for bound in (lo, hi) if bound is not None]
-        rows = await self.connection.fetch(_QUERIES[lo is not None, hi is not None, forward],
+        rows = await (await self._ready()).fetch(_QUERIES[lo is not None, hi is not None, forward],
                                            tid, hk, *bounds, limit)
         return [tuple(row) for row in rows]
 
     async def scan(self, tid: int, after: tuple[bytes, bytes] | None, hk_lo: bytes | None,
                    hk_hi: bytes | None, limit: int) -> list[tuple[bytes, bytes, int, bytes]]:
         args = [*(after or ()), *(bound for bound in (hk_lo, hk_hi) if bound is not None)]
-        rows = await self.connection.fetch(
+        rows = await (await self._ready()).fetch(
             _SCANS[after is not None, hk_lo is not None, hk_hi is not None], tid, *args, limit)
         return [tuple(row) for row in rows]
 
     async def table_stats(self, tid: int) -> tuple[int, int]:
-        count, size = await self.connection.fetchrow(_STATS, tid)
+        count, size = await (await self._ready()).fetchrow(_STATS, tid)
         return count, size
 
     async def drop_rows(self, tid: int) -> None:
-        await self.connection.execute(_DROP, tid)
+        await (await self._ready()).execute(_DROP, tid)
 
     async def new_id(self) -> int:
-        return await self.connection.fetchval(_NEW_ID)
+        return await (await self._ready()).fetchval(_NEW_ID)
 
     async def catalog_get(self, region: str, name: str) -> tuple[int, bytes, int] | None:
-        row = await self.connection.fetchrow(_CATALOG_GET, region, name)
+        row = await (await self._ready()).fetchrow(_CATALOG_GET, region, name)
         return None if row is None else tuple(row)
 
     async def catalog_version(self, tid: int) -> int | None:
-        return await self.connection.fetchval(self._version_sql, tid)
+        return await (await self._ready()).fetchval(self._version_sql, tid)
 
     async def catalog_regions(self) -> list[str]:
         # sorted here, as catalog_list's names
-        return sorted([row[0] for row in await self.connection.fetch(_CATALOG_REGIONS)])
+        return sorted([row[0] for row in await (await self._ready()).fetch(_CATALOG_REGIONS)])
 
     async def catalog_list(self, region: str) -> list[str]:
         # Sorted here, not by ORDER BY: the database's collation may not order by code
         # point as DynamoDB does, and COLLATE "C" is not portable across engines.
-        return sorted([row[0] for row in await self.connection.fetch(_CATALOG_LIST, region)])
+        return sorted([row[0] for row in await (await self._ready()).fetch(_CATALOG_LIST, region)])
 
     async def catalog_insert(self, region: str, name: str, doc: bytes) -> int | None:
-        return await self.connection.fetchval(_CATALOG_INSERT, region, name, doc)
+        return await (await self._ready()).fetchval(_CATALOG_INSERT, region, name, doc)
 
     async def catalog_update(self, tid: int, doc: bytes, expected: int | None = None) -> int | None:
         if expected is None:
-            version = await self.connection.fetchval(_CATALOG_UPDATE, tid, doc)
+            version = await (await self._ready()).fetchval(_CATALOG_UPDATE, tid, doc)
         else:
-            version = await self.connection.fetchval(_CATALOG_SWAP, tid, doc, expected)
+            version = await (await self._ready()).fetchval(_CATALOG_SWAP, tid, doc, expected)
         if version is not None:
-            await self.connection.execute(_CATALOG_NOTIFY, str(tid))
+            await (await self._ready()).execute(_CATALOG_NOTIFY, str(tid))
         return version
 
     async def catalog_delete(self, tid: int) -> None:
-        await self.connection.execute(_CATALOG_DELETE, tid)
-        await self.connection.execute(_CATALOG_NOTIFY, str(tid))
+        await (await self._ready()).execute(_CATALOG_DELETE, tid)
+        await (await self._ready()).execute(_CATALOG_NOTIFY, str(tid))
 
     async def announce(self, tid: int) -> None:
-        await self.connection.execute(_CATALOG_NOTIFY, str(tid))
+        await (await self._ready()).execute(_CATALOG_NOTIFY, str(tid))
 
     async def token_claim(self, key: str, digest: bytes, expires: float,
                           now: float) -> tuple[bytes, bytes | None] | None:
-        await self.connection.execute(_TOKENS_EXPIRE, now)
+        await (await self._ready()).execute(_TOKENS_EXPIRE, now)
         # A concurrent claim of the same key from another node makes this insert wait
         # for it, then do nothing: the read below sees the winner's claim.
-        if await self.connection.fetchval(_TOKEN_CLAIM, key, digest, expires):
+        if await (await self._ready()).fetchval(_TOKEN_CLAIM, key, digest, expires):
             return None
-        digest_held, outcome = await self.connection.fetchrow(_TOKEN_GET, key)
+        digest_held, outcome = await (await self._ready()).fetchrow(_TOKEN_GET, key)
         return digest_held, outcome
 
     async def token_settle(self, key: str, outcome: bytes, expires: float) -> None:
-        await self.connection.execute(_TOKEN_SETTLE, key, outcome, expires)
+        await (await self._ready()).execute(_TOKEN_SETTLE, key, outcome, expires)
 
     async def token_release(self, key: str) -> None:
-        await self.connection.execute(_TOKEN_RELEASE, key)
+        await (await self._ready()).execute(_TOKEN_RELEASE, key)
 
 
 class _PostgresTransaction(_PostgresReader):
-    """BEGIN ... COMMIT on one pooled connection, with the claims of absent keys."""
+    """BEGIN ... COMMIT on one pooled connection, with the claims of absent keys.
 
-    __slots__ = ("claims",)
+    Writes are held back (`pending`) until the COMMIT, or a statement that could see
+    them, and then sent, in order, as one script: a single-item write's puts (item, index
+    entries, stream record) and its COMMIT cost one round trip, not one each."""
+
+    __slots__ = ("claims", "pending")
     _version_sql = _CATALOG_VERSION_SHARED
 
     async def __aenter__(self) -> "_PostgresTransaction":
         self.connection = await _acquire(self.pool)
         self.claims: set[tuple[int, bytes, bytes]] = set()
+        self.pending: list[tuple[int, bytes, bytes, int, bytes | None]] = []
         try:
             await self.connection.execute("BEGIN")
         except BaseException as failure:
@@ -318,9 +330,9 @@ class _PostgresTransaction(_PostgresReader):
         try:
             if exc_type is None:
                 try:
-                    if self.claims:
-                        await connection.executemany(_DELETE, self.claims)
-                    await connection.execute("COMMIT")
+                    # unused claims go with the writes: deleted before COMMIT
+                    self.pending.extend((tid, hk, rk, 0, None) for tid, hk, rk in self.claims)
+                    await connection.execute(_script(self.pending) + "COMMIT")
                     return
                 except BaseException as failure:
                     await _rollback(connection)
@@ -331,23 +343,36 @@ class _PostgresTransaction(_PostgresReader):
         finally:
             await self.pool.release(connection)
 
+    async def _ready(self) -> asyncpg.Connection:
+        connection = self.connection
+        if self.pending:
+            pending, self.pending = self.pending, []
+            await connection.execute(_script(pending))
+        return connection
+
     async def get(self, tid: int, hk: bytes, rk: bytes, lock: bool = False,
                   wait: bool = True) -> tuple[int, bytes] | None:
+        # Only a write of this very row must reach the database before it is read (a
+        # write's item and then its stream's row: one flush at COMMIT, not two).
+        if any(row[2] == rk and row[1] == hk and row[0] == tid for row in self.pending):
+            await self._ready()
         connection = self.connection
         if wait:
             if lock:
                 try:
-                    await connection.fetchval(_PROBE, tid, hk, rk)
+                    size, doc, claimed = await connection.fetchrow(_LOCK, tid, hk, rk)
                 except asyncpg.LockNotAvailableError:
                     # The unit is aborted; it fails as a whole, which is what a single-item
                     # write refused by a transaction does.
                     raise Locked from None
-                return await self._read(tid, hk, rk, _GET_WRITE, False)
+                if claimed:
+                    self.claims.add((tid, hk, rk))
+                return None if doc is None else (size, doc)
             return _sized(await connection.fetchrow(_GET_SHARED, tid, hk, rk))
         await connection.execute(_NOWAIT_BEGIN)
         try:
             if lock:
-                doc = await self._read(tid, hk, rk, _GET_NOWAIT, True)
+                doc = await self._read_nowait(tid, hk, rk)
             else:
                 doc = _sized(await connection.fetchrow(_GET_SHARED_NOWAIT, tid, hk, rk))
         except _REFUSED:
@@ -359,39 +384,36 @@ class _PostgresTransaction(_PostgresReader):
         await connection.execute(_NOWAIT_END)
         return doc
 
-    async def _read(self, tid: int, hk: bytes, rk: bytes, locking: str,
-                    timed: bool) -> tuple[int, bytes] | None:
-        """Read and lock one row (`locking`: a locking SELECT), or claim it if absent;
-        `timed`: the claim's wait on another claim ends after 1 ms."""
+    async def _read_nowait(self, tid: int, hk: bytes, rk: bytes) -> tuple[int, bytes] | None:
+        """Read and lock one row NOWAIT, or claim it if absent, the claim's wait on
+        another claim ending after 1 ms."""
         connection = self.connection
         while True:
-            row = await connection.fetchrow(locking, tid, hk, rk)
+            row = await connection.fetchrow(_GET_NOWAIT, tid, hk, rk)
             if row is not None:
                 return _sized(row)
-            if timed:
-                await connection.execute(_TIMEOUT_SET)
+            await connection.execute(_TIMEOUT_SET)
             claimed = await connection.fetchval(_CLAIM, tid, hk, rk)
-            if timed:
-                await connection.execute(_TIMEOUT_RESET)
+            await connection.execute(_TIMEOUT_RESET)
             if claimed:
                 self.claims.add((tid, hk, rk))
                 return None
             # Another writer committed the row between our two statements: lock it.
 
     async def put(self, tid: int, hk: bytes, rk: bytes, size: int, doc: bytes) -> None:
-        await self.connection.execute(_PUT, tid, hk, rk, size, doc)
+        self.pending.append((tid, hk, rk, size, doc))
         self.claims.discard((tid, hk, rk))
 
     async def put_many(self, rows: list[tuple[int, bytes, bytes, int, bytes]],
                        replaced: bool = False) -> list[int] | None:
-        sizes = await _replaced_sizes(self.connection, rows) if replaced else None
-        await self.connection.executemany(_PUT, rows)
+        sizes = await _replaced_sizes(await self._ready(), rows) if replaced else None
+        self.pending.extend(rows)
         for tid, hk, rk, _, _ in rows:
             self.claims.discard((tid, hk, rk))
         return sizes
 
     async def delete(self, tid: int, hk: bytes, rk: bytes) -> None:
-        await self.connection.execute(_DELETE, tid, hk, rk)
+        self.pending.append((tid, hk, rk, 0, None))
         self.claims.discard((tid, hk, rk))
 
 
@@ -404,6 +426,21 @@ async def _replaced_sizes(connection: asyncpg.Connection,
         row = _sized(await connection.fetchrow(_GET, tid, hk, rk))
         sizes.append(0 if row is None else row[0])
     return sizes
+
+
+def _script(rows: list[tuple[int, bytes, bytes, int, bytes | None]]) -> str:
+    """Held-back puts (doc not NULL) and deletes (doc NULL) as one script of okura_write
+    calls (migrations.py) for the simple query protocol, which runs several statements
+    (COMMIT among them) in one round trip but takes no parameters: every value is an
+    integer or hex digits, so nothing needs quoting."""
+    return "".join(f"SELECT okura_write({int(tid)},{_bytea(hk)},{_bytea(rk)},{int(size)},"
+                   f"{'NULL' if doc is None else _bytea(doc)});"
+                   for tid, hk, rk, size, doc in rows)
+
+
+def _bytea(value: bytes) -> str:
+    # decode(), not a '\x...' literal, whose meaning standard_conforming_strings changes
+    return f"decode('{value.hex()}','hex')"
 
 
 def _sized(row: asyncpg.Record | None) -> tuple[int, bytes] | None:

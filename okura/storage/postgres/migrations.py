@@ -41,6 +41,39 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         # check theirs (in their transaction) against the document they planned with.
         "ALTER TABLE catalog ADD COLUMN version BIGINT NOT NULL DEFAULT 1",
     ),
+    (
+        # A single-item write's locked read in one round trip (engine.py: _LOCK): the
+        # probe that fails against a transaction's FOR UPDATE (55P03), the read that
+        # queues behind other single-item writes, and the claim of an absent key, run
+        # again if another writer committed the row between read and claim.
+        "CREATE OR REPLACE FUNCTION okura_lock(p_tid BIGINT, p_hk BYTEA, p_rk BYTEA,"
+        " OUT old_size INTEGER, OUT old_doc BYTEA, OUT claimed BOOLEAN)"
+        " LANGUAGE plpgsql AS $$"
+        " BEGIN"
+        "  PERFORM 1 FROM items i WHERE i.tid=p_tid AND i.hk=p_hk AND i.rk=p_rk"
+        "   FOR KEY SHARE NOWAIT;"
+        "  LOOP"
+        "   SELECT i.size, i.doc INTO old_size, old_doc FROM items i"
+        "    WHERE i.tid=p_tid AND i.hk=p_hk AND i.rk=p_rk FOR NO KEY UPDATE;"
+        "   IF FOUND THEN claimed := false; RETURN; END IF;"
+        "   INSERT INTO items(tid, hk, rk, size, doc) VALUES(p_tid, p_hk, p_rk, 0, NULL)"
+        "    ON CONFLICT DO NOTHING;"
+        "   IF FOUND THEN claimed := true; RETURN; END IF;"
+        "  END LOOP;"
+        " END $$",
+        # One row's put (doc not NULL) or delete (doc NULL): a transaction's writes go
+        # out in order with its COMMIT as one script of these calls (engine.py: _script).
+        "CREATE OR REPLACE FUNCTION okura_write(p_tid BIGINT, p_hk BYTEA, p_rk BYTEA,"
+        " p_size INTEGER, p_doc BYTEA) RETURNS void LANGUAGE plpgsql AS $$"
+        " BEGIN"
+        "  IF p_doc IS NULL THEN"
+        "   DELETE FROM items WHERE tid=p_tid AND hk=p_hk AND rk=p_rk;"
+        "  ELSE"
+        "   INSERT INTO items(tid, hk, rk, size, doc) VALUES(p_tid, p_hk, p_rk, p_size, p_doc)"
+        "    ON CONFLICT (tid, hk, rk) DO UPDATE SET size=excluded.size, doc=excluded.doc;"
+        "  END IF;"
+        " END $$",
+    ),
 )
 
 
