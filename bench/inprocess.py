@@ -38,7 +38,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from okura.config import Settings  # noqa: E402 - after the path set-up
 from okura.core.clock import Clock  # noqa: E402
+from okura.core.consistency.lag import Lag  # noqa: E402
 from okura.core.database import Database  # noqa: E402
+from okura.core.throughput import Throughput  # noqa: E402
 from okura.server.app import App, make_engine  # noqa: E402
 from okura.server.guarded import GuardedProtocol, guard_app  # noqa: E402
 from okura.server.http import HttpProtocol  # noqa: E402
@@ -189,9 +191,9 @@ async def run(args) -> None:
             "dynamodb:LeadingKeys": ["${aws:PrincipalTag/keys}"]}}
         user = dict(_USER, policies=[policy], tags={"keys": "*"})
     Path(settings.auth_config).write_bytes(orjson.dumps({"users": [user]}))
-    db = Database(make_engine(settings), settings.account_id, 0, Clock(0),
-                  throttling=args.throttling)
-    db.consist(args.consistency)
+    db = Database(make_engine(settings), settings.account_id, 0, Clock(0))
+    db.features[Throughput].throttle(args.throttling)
+    db.features[Lag].set_mode(args.consistency)
     await db.open()
     try:
         app = App(db, settings)

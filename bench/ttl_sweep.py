@@ -30,6 +30,7 @@ from test_index_jobs import call  # noqa: E402
 
 from idle_cpu import fresh_database  # noqa: E402
 from okura.config import Settings  # noqa: E402
+from okura.core.jobs import Runner  # noqa: E402
 from okura.core.ttl.sweeper import Sweeper  # noqa: E402
 
 EXPIRING = 100
@@ -55,7 +56,7 @@ async def measure(settings: Settings, size: int) -> tuple[float, int, int, float
         await call(app, "UpdateTimeToLive", {"TableName": "swept", "TimeToLiveSpecification": {
             "Enabled": True, "AttributeName": "expires"}})
         began = time.perf_counter()
-        while await db.jobs.round():  # the expiry index's backfill
+        while await db.features[Runner].round():  # the expiry index's backfill
             pass
         backfill = time.perf_counter() - began
         sweeper = Sweeper(db, 1.0)

@@ -68,7 +68,7 @@ async def measure(settings: Settings, size: int) -> dict:
                              for i, vector in enumerate(block))])
         loading = time.perf_counter() - began
         index = of_table(table)[0]
-        vectors = Vectors.of(db)
+        vectors = db.features[Vectors]
         vectors.forget(index.id)  # as after a restart: the next search loads the rows
 
         async def search() -> None:

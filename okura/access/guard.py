@@ -25,6 +25,7 @@ from okura.access.policies import NOTHING, Policy, judge, unconditional
 from okura.core.catalog import POLICIES
 from okura.core.context import Context
 from okura.core.database import Database
+from okura.core.metrics import Metrics
 
 log = logging.getLogger("okura.access")
 RAW = ":exchange"  # the headers' member a guarded connection keeps the Exchange in, till
@@ -74,7 +75,7 @@ class Guard:
         self.enforcing = mode == "enforce"
         self.identities = identities
         self.verifier = sigv4.Verifier(self._secret)
-        self.denials = db.metrics.access_denials  # warn mode's would-be denials, counted
+        self.denials = db.features[Metrics].access_denials  # warn mode's would-be denials, counted
 
     def _secret(self, access_key: str) -> str | None:
         identity = self.identities.get(access_key)

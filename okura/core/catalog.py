@@ -12,12 +12,12 @@ is then run again with a fresh document.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable
 
 import orjson
 
 from okura import arns
-from okura.core import spaces, write_hooks
+from okura.core import spaces
 from okura.core.indexes import Index, indexes_of
 from okura.core.replication import group
 from okura.core.streams import kinesis
@@ -26,6 +26,7 @@ from okura.storage.engine import Engine
 
 if TYPE_CHECKING:
     from okura.core.clock import Clock
+    from okura.storage.engine import Transaction
 
 ACTIVE, CREATING, UPDATING, DELETING = "ACTIVE", "CREATING", "UPDATING", "DELETING"
 # Catalog-document members that are okura's bookkeeping, not TableDescription members.
@@ -34,6 +35,10 @@ PRIVATE = ("Tags", "TimeToLive", "TimeToLiveChanged", "StatusUntil", "IndexIds",
 # The member holding a table's resource-based policies and its streams':
 # {resource ARN: {"Policy": text, "RevisionId": id}}
 POLICIES = "ResourcePolicies"
+
+
+async def _nothing(unit: Transaction, table: Table) -> None:
+    pass
 
 
 class CatalogChanged(Exception):
@@ -109,6 +114,9 @@ class Catalog:
         self._invalidations = 0
         # Told of each table loaded from storage or saved: its background work may be due.
         self.changed: Callable[[Table], None] = lambda table: None
+        # Told of each table deleted, in the unit that drops its items (its features'
+        # rows go with them: core/features.py)
+        self.dropping: Callable[[Transaction, Table], Awaitable[None]] = _nothing
 
     async def get(self, region: str, name: str) -> Table | None:
         """The table, or None if it does not exist (or has finished deleting)."""
@@ -199,20 +207,16 @@ class Catalog:
         version = None
         invalidations = self._invalidations
         async with self.engine.transaction() as unit:
-            # Its rows, its indexes' entries, its item-collection sizes (-id), its
-            # TTL expiry index, its vector indexes' change logs and its write stamps as
-            # a global table's replica.
-            ids = table.doc.get("IndexIds", {})
-            for tid in (table.id, *ids.values(), spaces.collections_of(table.id),
-                        spaces.expiry_of(table.id), spaces.stamps_of(table.id),
-                        *(spaces.vector_log_of(ids[index["IndexName"]])
-                          for index in table.doc.get("VectorIndexes", ()))):
+            # Its rows, its indexes' entries, its item-collection sizes (-id), and what
+            # its features keep of it.
+            for tid in (table.id, *table.doc.get("IndexIds", {}).values(),
+                        spaces.collections_of(table.id)):
                 await unit.drop_rows(tid)
+            await self.dropping(unit, table)
             if finished:
                 await unit.catalog_delete(table.id)
             else:
                 version = await unit.catalog_update(table.id, orjson.dumps(doc))
-        write_hooks.forget(table.id)  # its items are gone: no write follows
         if finished or version is None:  # None: another node has finished deleting it
             self._cache.pop((table.region, table.name), None)
         else:

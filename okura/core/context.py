@@ -8,12 +8,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from okura.core.capacity import Ledger
+from okura.core.metrics import Metrics
 
 if TYPE_CHECKING:
     from okura.core.catalog import Table
     from okura.core.clock import Clock
     from okura.core.database import Database
-    from okura.core.metrics import Metrics
 
 
 class Context:
@@ -67,7 +67,7 @@ class Context:
 
     @property
     def metrics(self) -> Metrics:
-        return self.db.metrics
+        return self.db.features[Metrics]
 
     def address(self) -> str:
         """host:port the client reached okura at (DescribeEndpoints); only a request

@@ -20,13 +20,13 @@ import random
 from typing import TYPE_CHECKING, Any, Callable
 
 from okura import arns, errors
-from okura.core import table_lookup
+from okura.core import features, table_lookup
+from okura.core.metrics import Metrics
 
 if TYPE_CHECKING:
     from okura.core.catalog import Table
-    from okura.core.clock import Clock
     from okura.core.context import Context
-    from okura.core.metrics import Metrics
+    from okura.core.database import Database
 
 log = logging.getLogger("okura.faults")
 
@@ -222,12 +222,13 @@ def request_targets(body: dict) -> list[Target]:
     return found
 
 
-class Faults:
+@features.register
+class Faults(features.Feature):
     """This node's rules."""
 
-    def __init__(self, clock: Clock, metrics: Metrics) -> None:
-        self.clock = clock
-        self.metrics = metrics
+    def __init__(self, db: Database) -> None:
+        super().__init__(db)
+        self.clock = db.clock
         # Changed in place only: the server holds this very list for its one test.
         self.rules: list[FaultRule] = []
         self.last_id = 0
@@ -373,7 +374,7 @@ class Faults:
     def _note(self, ctx: Context, rule: FaultRule, fault: str, table: str) -> None:
         log.info("fault rule %d injected %s into %s%s", rule.id, fault, ctx.operation,
                  f" on {table}" if table else "")
-        counts = self.metrics.injected_faults
+        counts = self.db.features[Metrics].injected_faults
         key = (ctx.operation, table, fault)
         counts[key] = counts.get(key, 0) + 1
 

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from okura.core import index_entries, jobs
+from okura.core import features, index_entries, jobs
 from okura.core.catalog import ACTIVE, DELETING, CatalogChanged, Table
 from okura.last_resort import log_unexpected
 from okura.storage.engine import Conflict
@@ -50,9 +50,10 @@ def progress(job: dict) -> float:
     return min(100.0, 100.0 * job.get("Done", 0) / total)
 
 
-class IndexJobs:
+@features.register
+class IndexJobs(features.Feature):
     def __init__(self, db: Database) -> None:
-        self.db = db
+        super().__init__(db)
         # table id -> the jobs (index name, action) this node has recorded a job for
         self._recorded: dict[int, frozenset] = {}
         self._recording: set[asyncio.Task] = set()
@@ -170,4 +171,4 @@ def _with_status(entry: dict, status: dict) -> dict:
 
 @jobs.kind(KIND)
 async def _step(db: Database, state: dict) -> dict | None:
-    return await db.index_jobs.step(state)
+    return await db.features[IndexJobs].step(state)

@@ -23,6 +23,8 @@ from okura.core.capacity import Ledger
 from okura.core.catalog import CatalogChanged, Table
 from okura.core.consistency.lag import LATEST, Lag
 from okura.core.context import Context
+from okura.core.metrics import Metrics
+from okura.core.throughput import Throughput
 # the write hooks, registered as they are imported (core/write_hooks.py)
 from okura.core import history, snapshots  # noqa: F401
 from okura.core.replication import log  # noqa: F401
@@ -106,20 +108,22 @@ async def fetch(ctx: Context, table: Table, key: dict, consistent: bool) -> byte
     """The stored wire JSON of an item, undecoded (GetItem, BatchGetItem, PartiQL)."""
     hk, rk = table.locate(key)
     db = ctx.db
-    gate = db.gate
-    if gate is not None:
+    gate = db.features[Throughput]
+    throttling = gate.on
+    if throttling:
         gate.admit(ctx, table, hk, False)
     row = await db.engine.read_one(table.id, hk, rk)
     ledger = ctx.ledger
     ledger.read(table, hk, 0 if row is None else row[0], consistent)
-    if gate is not None:
+    if throttling:
         gate.spend(ledger, len(ledger.charges) - 1)  # the read just charged
-    db.metrics.item_read(table, consistent)
-    lag = db.lag
-    if lag is not None and not consistent:  # it may see a version before the latest
-        seen = lag.seen(table.id, hk, rk, ctx.clock.now())
-        if seen is not LATEST:
-            return seen
+    db.features[Metrics].item_read(table, consistent)
+    if not consistent:  # it may see a version before the latest
+        lag = db.features[Lag]
+        if lag.on:
+            seen = lag.seen(table.id, hk, rk, ctx.clock.now())
+            if seen is not LATEST:
+                return seen
     return None if row is None else row[1]
 
 
@@ -194,8 +198,9 @@ async def _retried(ctx: Context, changes: list[Change], admit: bool = True) -> l
                                                 cancelled.reasons):
                 if reason is not None and reason.name == "ConditionalCheckFailedException":
                     ledger.write(change.table, change.table.locate(change.key)[0], old_size)
-            if ctx.db.gate is not None:
-                ctx.db.gate.spend(ledger, spent)
+            gate = ctx.db.features[Throughput]
+            if gate.on:
+                gate.spend(ledger, spent)
             raise next(reason for reason in cancelled.reasons if reason) from None
     raise AssertionError("unreachable: the last attempt returns or raises")
 
@@ -229,12 +234,14 @@ async def write_all(ctx: Context, changes: list[Change], wait: bool = True,
     what it throttles unprocessed)."""
     db = ctx.db
     engine = db.engine
-    gate = db.gate
-    lag = db.lag  # eventual consistency: note what each write replaced
+    gate = db.features[Throughput]
+    throttling = gate.on
+    lag = db.features[Lag]  # eventual consistency: note what each write replaced
+    lagging = lag.on
     ledger = ctx.ledger
     spent = len(ledger.charges)
     located = [change.at or change.table.locate(change.key) for change in changes]
-    if gate is not None and admit:
+    if throttling and admit:
         for change, (hk, _) in zip(changes, located):
             if not change.by_service:  # TTL deletes are never throttled
                 gate.admit(ctx, change.table, hk, True)
@@ -246,7 +253,7 @@ async def write_all(ctx: Context, changes: list[Change], wait: bool = True,
         # Read the current item only where something looks at it: a plain put into a
         # table without indexes or stream needs only the size it replaces, which
         # put_many tells (-1 until then).
-        read_all = not wait or engine.shared or lag is not None
+        read_all = not wait or engine.shared or lagging
         # a transaction locks its items in KeyOrder; what follows runs in request order
         for i in range(len(changes)) if wait else KeyOrder(changes).order:
             change, (hk, rk) = changes[i], located[i]
@@ -322,11 +329,11 @@ async def write_all(ctx: Context, changes: list[Change], wait: bool = True,
             await before_commit(unit, written)
     for done in after:  # committed (or, on SQLite, committing: see docs/vectors.md)
         done()
-    if lag is not None:
+    if lagging:
         _lag(ctx, lag, steps)
     for work in woken:  # committed (or, on SQLite, committing before any follower reads)
         db.background.signal(work)
-    if gate is not None:
+    if throttling:
         gate.spend(ledger, spent)
     return written
 

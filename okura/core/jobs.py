@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Awaitable, Callable
 
 import orjson
 
+from okura.core import features
 from okura.core.scheduler import holds
 from okura.last_resort import log_unexpected
 from okura.core.spaces import JOBS
@@ -61,8 +62,13 @@ async def submit(db: Database, kind_name: str, state: dict, job_id: str | None =
     job_id = job_id or uuid.uuid4().hex
     async with db.engine.transaction() as unit:
         await record(unit, db, kind_name, state, job_id)
-    db.jobs.wake()
+    wake(db)
     return job_id
+
+
+def wake(db: Database) -> None:
+    """A job was submitted here: this node's runner looks now."""
+    db.background.signal("jobs")
 
 
 async def record(unit: Transaction, db: Database, kind_name: str, state: dict,
@@ -80,18 +86,15 @@ async def pending(db: Database) -> list[dict]:
     return [orjson.loads(doc) for _, _, doc in rows]
 
 
-class Runner:
+@features.register
+class Runner(features.Feature):
     """Runs the jobs of every node's database whose lease this node holds: a duty of
     the scheduler (core/scheduler.py), woken by the "jobs" signal of `submit`."""
 
     def __init__(self, db: Database) -> None:
-        self.db = db
+        super().__init__(db)
         self._logged: dict[str, float] = {}
         self.waiting = False  # whether the last round left jobs that wait for something
-
-    def wake(self) -> None:
-        """A job was submitted here: look now."""
-        self.db.background.signal("jobs")
 
     async def work(self) -> float | None:
         """The duty's round: a step of each job; at once again while steps run, every

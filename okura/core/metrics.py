@@ -29,12 +29,13 @@ import math
 from collections import deque
 from typing import TYPE_CHECKING
 
+from okura.core import features
 from okura.errors import THROTTLING_ERRORS, DynamoError
 
 if TYPE_CHECKING:
     from okura.core.catalog import Table
-    from okura.core.clock import Clock
     from okura.core.context import Context
+    from okura.core.database import Database
     from okura.core.indexes import Index
 
 PERIOD = 60.0  # seconds: CloudWatch's one-minute statistics
@@ -150,12 +151,14 @@ def _fold(samples: Stat, values: list, scale: float = 1.0) -> None:
     samples[3] = max(samples[3], max(values) * scale)
 
 
-class Metrics:
+@features.register
+class Metrics(features.Feature):
     __slots__ = ("clock", "number", "current", "last", "pending", "access_denials",
                  "injected_faults", "since", "usage", "tallies", "history")
 
-    def __init__(self, clock: Clock):
-        self.clock = clock
+    def __init__(self, db: Database):
+        super().__init__(db)
+        self.clock = clock = db.clock
         self.number = self._number_now()
         self.current = Period()  # the period under way
         self.last = Period()  # the last complete one

@@ -20,8 +20,10 @@ import orjson
 
 from okura.core.catalog import Table
 from okura.core.consistency import views
+from okura.core.consistency.lag import Lag
 from okura.core.context import Context
 from okura.core.indexes import Index
+from okura.core.throughput import Throughput
 from okura.storage import keys
 from okura.storage.engine import Transaction
 
@@ -142,9 +144,10 @@ async def read(ctx: Context, source: Source, walk: Walk, limit: int | None, cons
     last = position = None
     partitions = walk.partitions
     hk = partitions[0] if partitions and len(partitions) == 1 else None
-    gate = ctx.db.gate
+    gate = ctx.db.features[Throughput]
+    throttling = gate.on
     spent = len(ctx.ledger.charges)
-    if gate is not None:
+    if throttling:
         gate.admit(ctx, source.table, hk, False, source.index)
     async with ctx.db.engine.reader() as unit:
         if partitions is None:
@@ -166,8 +169,8 @@ async def read(ctx: Context, source: Source, walk: Walk, limit: int | None, cons
                 size += more_size
                 if position is not None:
                     break
-        lag = ctx.db.lag
-        if lag is not None and not consistent:  # what an eventual reader sees
+        lag = ctx.db.features[Lag]
+        if lag.on and not consistent:  # what an eventual reader sees
             hidden = lag.hidden(source.table.id, ctx.clock.now())
             if hidden:
                 docs, last, position = views.page(hidden, source, walk, limit, start, docs,
@@ -179,7 +182,7 @@ async def read(ctx: Context, source: Source, walk: Walk, limit: int | None, cons
         source.table, walk, None if start is None else start[1],
         None if position is None else position[1])
     ctx.ledger.read(source.table, hk, size, consistent, source.index, least=searched)
-    if gate is not None:
+    if throttling:
         gate.spend(ctx.ledger, spent)
     return Page(docs, scanned, last, position)
 

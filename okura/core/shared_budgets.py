@@ -27,6 +27,7 @@ import orjson
 
 from okura.core.scheduler import report
 from okura.core.spaces import THROUGHPUT
+from okura.core.throughput import Throughput
 from okura.storage.engine import doc_of
 
 if TYPE_CHECKING:
@@ -68,11 +69,12 @@ class Sharing:
     def pending(self) -> bool:
         """The duty's cheap test: this node spent something in the last IDLE_AFTER
         seconds, or an idle node's exchange is due."""
-        if self.db.gate is None:
+        throughput = self.db.features[Throughput]
+        if not throughput.on:
             return False
         clock = time.monotonic()
-        if self.db.throughput.spent != self._spent:
-            self._spent = self.db.throughput.spent
+        if throughput.spent != self._spent:
+            self._spent = throughput.spent
             self._active_until = clock + IDLE_AFTER
         return clock < self._active_until or clock >= self._next_idle
 
@@ -82,7 +84,7 @@ class Sharing:
         db = self.db
         clock = time.monotonic()
         self._next_idle = clock + IDLE_EVERY
-        held = db.throughput.budgets()
+        held = db.features[Throughput].budgets()
         if not held:
             return
         now = db.clock.now()

@@ -32,15 +32,18 @@ import logging
 from typing import TYPE_CHECKING
 
 from okura import arns, errors
+from okura.core import features
 from okura.core.catalog import DELETING
+from okura.core.metrics import Metrics
 from okura.errors import DynamoError
 
 if TYPE_CHECKING:
     from okura.core.capacity import Ledger
     from okura.core.catalog import Table
-    from okura.core.clock import Clock
     from okura.core.context import Context
+    from okura.core.database import Database
     from okura.core.indexes import Index
+    from okura.storage.engine import Transaction
 
 log = logging.getLogger("okura")
 
@@ -238,15 +241,19 @@ class Held:
         self.gsi_writes = tuple((index, writes) for index, _, writes in gsis)
 
 
-class Throughput:
-    """Every budget of this node, and the gate."""
+@features.register
+class Throughput(features.Feature):
+    """Every budget of this node, and the gate: `on` while any table may be throttled
+    (the hot paths' one test: `gate = db.features[Throughput]`, then `gate.on`)."""
 
-    def __init__(self, mode: str, clock: Clock, shared: bool = False) -> None:
-        self.mode = mode
-        self.clock = clock
+    def __init__(self, db: Database) -> None:
+        super().__init__(db)
+        self.mode = OFF  # every table's mode but those overridden (`throttle`)
+        self.on = False
+        self.clock = db.clock
         # Budgets count what they spent only where nodes share them (core/shared_budgets.py),
         # and so does `spent`, their sum: whether any has anything to share
-        self.shared = shared
+        self.shared = db.engine.shared
         self.spent = 0.0
         self.overrides: dict[str, str] = {}  # table name -> mode (admin endpoint)
         # (table id, index name or None, write) -> (table version, Budget)
@@ -261,24 +268,42 @@ class Throughput:
         # admitted then spends at (the same moment to a millisecond, and no clock reading)
         self.now = 0.0
 
-    def modes_changed(self) -> None:
+    def throttle(self, mode: str | None, table: str | None = None) -> None:
+        """Set the throttling mode of every table, or of one table by name (`mode` None:
+        it follows every table's again)."""
+        if table is None:
+            assert mode is not None  # every table has a mode
+            self.mode = mode
+        elif mode is None:
+            self.overrides.pop(table, None)
+        else:
+            self.overrides[table] = mode
         self.epoch = next(_EPOCHS)
+        self.on = self.mode != OFF or any(m != OFF for m in self.overrides.values())
 
-    def notice(self, table: Table, now: float) -> None:
+    def notice(self, table: Table) -> None:
         """A table document was loaded or saved: a table with budgets here takes its new
         throughput at once, not at its next request (its budgets would fill at the old
         rate until then). A table being deleted takes its budgets with it."""
+        if not self.on:
+            return
         if table.doc["TableStatus"] == DELETING:
-            self._keys.pop(table.id, None)
-            self._held.pop(table.id, None)
-            self._warned.pop(table.id, None)
-            for key in [key for key in self._budgets if key[0] == table.id]:
-                del self._budgets[key]
+            self._forget(table.id)
             return
         held = self._held.get(table.id)
         if table.id in self._keys and (held is None or held.table is not table
                                        or held.epoch != self.epoch):
-            self._hold(table, now)
+            self._hold(table, self.clock.now())
+
+    async def drop(self, unit: Transaction, table: Table) -> None:
+        self._forget(table.id)
+
+    def _forget(self, tid: int) -> None:
+        self._keys.pop(tid, None)
+        self._held.pop(tid, None)
+        self._warned.pop(tid, None)
+        for key in [key for key in self._budgets if key[0] == tid]:
+            del self._budgets[key]
 
     # The gate, before the work
     def admit(self, ctx: Context, table: Table, hk: bytes | None, write: bool,
@@ -321,7 +346,7 @@ class Throughput:
                  hk: bytes | None, write: bool, limit: int, now: float,
                  raising: bool) -> DynamoError | None:
         ctx.throttled = (table, index, hk)
-        ctx.db.metrics.throttled(table, index, write, ctx.operation)
+        ctx.db.features[Metrics].throttled(table, index, write, ctx.operation)
         if held.mode == SHADOW:
             # the error is only made for the warning: under a load past the budget, every
             # request comes here

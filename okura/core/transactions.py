@@ -21,6 +21,7 @@ from okura import errors
 from okura.core import items
 from okura.core.catalog import Table
 from okura.core.context import Context
+from okura.core.throughput import Throughput
 from okura.errors import DynamoError
 from okura.storage.engine import Conflict, Locked, Transaction, doc_of
 
@@ -77,8 +78,8 @@ def _admit_all(ctx: Context, located: list[tuple[Table, bytes]], write: bool) ->
     """A transaction is throttled as a whole: TransactionCanceledException whose reasons
     say ThrottlingError for each action the throughput gate refuses (API reference,
     TransactWriteItems)."""
-    gate = ctx.db.gate
-    if gate is None:
+    gate = ctx.db.features[Throughput]
+    if not gate.on:
         return
     refusals = [gate.admit(ctx, table, hk, write, raising=False) for table, hk in located]
     if any(refusal is not None for refusal in refusals):
@@ -128,7 +129,8 @@ async def transact_get(ctx: Context, targets: list[tuple[Table, dict]]) -> list[
     conflicted = [False] * len(targets)
     sized = []
     _admit_all(ctx, [(table, table.locate(key)[0]) for table, key in targets], False)
-    gate = ctx.db.gate
+    gate = ctx.db.features[Throughput]
+    throttling = gate.on
     try:
         async with ctx.db.engine.transaction() as unit:
             for i, (table, key) in enumerate(targets):
@@ -148,7 +150,7 @@ async def transact_get(ctx: Context, targets: list[tuple[Table, dict]]) -> list[
     spent = len(ctx.ledger.charges)
     for table, hk, size in sized:
         ctx.ledger.read(table, hk, size, True, transactional=True)
-    if gate is not None:
+    if throttling:
         gate.spend(ctx.ledger, spent)
     return docs
 

@@ -8,6 +8,7 @@ import orjson
 from okura import errors, expressions
 from okura.core import items, table_lookup
 from okura.core.context import Context
+from okura.core.faults import Faults
 from okura.errors import THROTTLING_ERRORS, DynamoError
 from okura.expressions import legacy
 from okura.operations.shared.batch_keys import DistinctKeys
@@ -56,8 +57,9 @@ async def handle(ctx: Context, body: dict) -> dict:
         plans.append((name, wanted, table, projection))
     responses: dict[str, list] = {}
     unprocessed: dict[str, dict] = {}
-    if ctx.db.faults.rules:  # injected faults (core/faults.py) may leave keys unread
-        plans, unprocessed = ctx.db.faults.unprocessed_keys(ctx, plans)
+    faults = ctx.db.features[Faults]
+    if faults.rules:  # injected faults (core/faults.py) may leave keys unread
+        plans, unprocessed = faults.unprocessed_keys(ctx, plans)
     replied = 0
     throttled: DynamoError | None = None  # the first key throttled, if any
     read = 0

@@ -9,6 +9,7 @@ from okura import errors
 from okura.core import index_entries, items, table_lookup
 from okura.core.catalog import Table
 from okura.core.context import Context
+from okura.core.faults import Faults
 from okura.core.throughput import Throughput
 from okura.operations.shared import write_actions
 from okura.operations.shared.batch_keys import DistinctKeys
@@ -123,11 +124,12 @@ async def handle(ctx: Context, body: dict) -> dict:
 
 async def _write(ctx: Context, body: dict, planned: list[Planned]) -> dict:
     unprocessed: dict = {}
-    if ctx.db.faults.rules:  # injected faults (core/faults.py) may leave writes undone
-        planned, unprocessed = ctx.db.faults.unprocessed_writes(ctx, body, planned)
+    faults = ctx.db.features[Faults]
+    if faults.rules:  # injected faults (core/faults.py) may leave writes undone
+        planned, unprocessed = faults.unprocessed_writes(ctx, body, planned)
     metrics: dict[str, list] = {}
-    gate = ctx.db.gate
-    if gate is not None:
+    gate = ctx.db.features[Throughput]
+    if gate.on:
         planned = _admitted(ctx, gate, planned, unprocessed)
     changes = [write_actions.put_change(table, item, None, body, size, at) if item is not None
                else write_actions.delete_change(table, key, None, body)

@@ -49,12 +49,13 @@ import orjson
 
 from okura.access.guard import RAW
 from okura.core.consistency.delays import Delays
-from okura.core.consistency.lag import MODES as CONSISTENCY_MODES
-from okura.core.faults import FaultError
+from okura.core.consistency.lag import MODES as CONSISTENCY_MODES, Lag
+from okura.core.faults import FaultError, Faults
 from okura.core.insights import Insights
+from okura.core.metrics import Metrics
 from okura.core.replication.applier import Replicas
 from okura.core.reset import drop_everything
-from okura.core.throughput import MODES
+from okura.core.throughput import MODES, Throughput
 from okura.server import advice, metric_series, seeding
 
 if TYPE_CHECKING:
@@ -122,7 +123,7 @@ async def handle(app: App, method: bytes, path: bytes, body: bytes,
             or not math.isfinite(seconds) or seconds < 0):
         return _error(400, '"advance" must be a non-negative number of seconds')
     await clock.advance(seconds)
-    app.db.metrics.roll()  # a period the move ended is complete at once
+    app.db.features[Metrics].roll()  # a period the move ended is complete at once
     app.db.background.signal("clock")  # what waited for the clock (replication delays)
     return _clock_state(clock)
 
@@ -148,7 +149,7 @@ async def _seed(app: App, method: bytes, body: bytes) -> tuple[int, bytes]:
 async def _faults(app: App, method: bytes, body: bytes) -> tuple[int, bytes]:
     """Injected faults (core/faults.py): GET lists the rules, POST adds one or a list,
     DELETE clears them all."""
-    faults = app.db.faults
+    faults = app.db.features[Faults]
     if method == b"POST":
         specs = _json(body)
         if specs is NOT_JSON:
@@ -174,8 +175,8 @@ async def insights(app: App, method: bytes, path: bytes) -> tuple[int, bytes]:
     table = await app.db.catalog.get(region, name)
     if table is None:
         return _error(404, f"no table {name!r} in {region}")
-    return 200, orjson.dumps({"TableName": table.name, "Resources": Insights.of(app.db).report(
-        table, app.db.clock.now())})
+    resources = app.db.features[Insights].report(table, app.db.clock.now())
+    return 200, orjson.dumps({"TableName": table.name, "Resources": resources})
 
 
 async def _settle(app: App, method: bytes, body: bytes) -> tuple[int, bytes]:
@@ -183,8 +184,9 @@ async def _settle(app: App, method: bytes, body: bytes) -> tuple[int, bytes]:
     write for eventually consistent readers (docs/consistency.md, docs/global-tables.md)."""
     if method != b"POST":
         return _error(405, "use POST")
-    applied = await Replicas.of(app.db).settle()  # replicated writes are writes to settle
-    settled = await app.db.consistency.settle()
+    # replicated writes are writes to settle
+    applied = await app.db.features[Replicas].settle()
+    settled = await app.db.features[Lag].settle()
     app.db.background.signal("streams")  # triggers deliver the records now readable
     return 200, orjson.dumps({"applied": applied, "settled": settled})
 
@@ -192,7 +194,7 @@ async def _settle(app: App, method: bytes, body: bytes) -> tuple[int, bytes]:
 async def _replication(app: App, method: bytes, body: bytes) -> tuple[int, bytes]:
     """Failover drills: GET the replication settings; POST {"delay": seconds, "table":
     name (optional)}, {"pause": region} or {"resume": region} changes them."""
-    replicas = Replicas.of(app.db)
+    replicas = app.db.features[Replicas]
     if method == b"POST":
         request = _json(body)
         if request is NOT_JSON:
@@ -231,7 +233,7 @@ _TEST_DATA = {b"/okura/reset": _reset, b"/okura/seed": _seed, b"/okura/faults": 
 
 
 def _consistency_state(app: App) -> tuple[int, bytes]:
-    consistency = app.db.consistency
+    consistency = app.db.features[Lag]
     pending = [{"TableName": table.name, "Region": table.region, "IndexName": index,
                 "Writes": writes, "OldestAge": age}
                for table, index, writes, age in consistency.report(app.db.clock.now())]
@@ -244,28 +246,30 @@ def _consistency(app: App, method: bytes, body: bytes) -> tuple[int, bytes]:
     """The modes as throttling's (`_modes`); a POST may also give "seed" (draw again from
     it) and "maxDelay" (seconds), alone or with a mode."""
     request = _json(body) if method == b"POST" else None
+    lag = app.db.features[Lag]
     if isinstance(request, dict) and request.keys() & {"seed", "maxDelay"}:
-        delays = app.db.consistency.delays
+        delays = lag.delays
         seed, maximum = request.get("seed", delays.seed), request.get("maxDelay", delays.maximum)
         if type(seed) is not int or seed < 0:
             return _error(400, '"seed" must be a non-negative whole number')
         if (type(maximum) is not int and type(maximum) is not float) or not (
                 math.isfinite(maximum) and maximum >= 0):
             return _error(400, '"maxDelay" must be a non-negative number of seconds')
-        app.db.consistency.delays = Delays(seed, float(maximum))
+        lag.delays = Delays(seed, float(maximum))
         if not request.keys() & {"mode", "table"}:
             return _consistency_state(app)
-    return _modes(method, body, CONSISTENCY_MODES, app.db.consist,
+    return _modes(method, body, CONSISTENCY_MODES, lag.set_mode,
                   lambda: _consistency_state(app))
 
 
 def _throttling_state(app: App) -> tuple[int, bytes]:
-    throughput = app.db.throughput
+    throughput = app.db.features[Throughput]
     return 200, orjson.dumps({"mode": throughput.mode, "tables": throughput.overrides})
 
 
 def _throttling(app: App, method: bytes, body: bytes) -> tuple[int, bytes]:
-    return _modes(method, body, MODES, app.db.throttle, lambda: _throttling_state(app))
+    return _modes(method, body, MODES, app.db.features[Throughput].throttle,
+                  lambda: _throttling_state(app))
 
 
 def _modes(method: bytes, body: bytes, modes: tuple[str, ...],

@@ -13,6 +13,7 @@ from okura.advisor import advise
 from okura.advisor.cost import Rates
 from okura.advisor.sources import DEFAULT_SAMPLE, Refused, gather
 from okura.core.context import Context
+from okura.core.metrics import Metrics
 from okura.errors import DynamoError
 from okura.server.router import ROUTES, perform
 
@@ -31,7 +32,7 @@ def _query(path: bytes) -> dict[str, str]:
 async def usage(app: App, region: str) -> dict:
     """The traffic of every table of `region` since this node started (core/metrics.py);
     that of tables since deleted, or deleted and made again, is left out."""
-    metrics = app.db.metrics
+    metrics = app.db.features[Metrics]
     metrics.roll()  # fold the requests not yet counted
     tables = {}
     for (where, name, tid), tally in list(metrics.usage.items()):

@@ -18,10 +18,13 @@ from okura.config import Settings, StartupError
 from okura.core.catalog import CatalogChanged
 from okura.core.clock import Clock
 from okura.core.consistency.delays import Delays
-from okura.core.consistency.lag import EVENTUAL
+from okura.core.consistency.lag import EVENTUAL, Lag
 from okura.core.database import Database
-from okura.core.faults import FaultError
+from okura.core.faults import FaultError, Faults
 from okura.core.insights import Insights
+from okura.core.metrics import Metrics
+from okura.core.throughput import Throughput
+from okura.core.transfer.job_records import Transfers
 from okura.core.transfer.objects import store_for
 from okura.last_resort import StderrHandler, log_unexpected, loop_exception_handler
 from okura.access import sigv4
@@ -39,7 +42,6 @@ from okura.triggers.duty import Triggers, check_triggers
 from okura.triggers.functions import TriggerConfigError
 
 if TYPE_CHECKING:
-    from okura.core.metrics import Metrics
     from okura.server.request_log import RequestLog
 
 log = logging.getLogger("okura")
@@ -58,16 +60,16 @@ class App:
         self.browsers = Browsers(settings)  # hosts and origins okura answers
         self.outbox = Outbox()
         # the metrics sink, or a RequestLog around it (server/request_log.py)
-        self.metrics: Metrics | RequestLog = db.metrics
+        self.metrics: Metrics | RequestLog = db.features[Metrics]
         # With --auth warn or enforce: the guard, and the gate wrapped by it
         self.guard: Guard | None = None
         self.routes = ROUTES
         self.perform: Performer = perform  # the gate (server/router.py)
         self.triggers = Triggers(db, settings)  # stream triggers (docs/triggers.md)
         # The injected faults' rules (core/faults.py): empty, the one test a request pays
-        self.fault_rules = db.faults.rules
+        self.fault_rules = db.features[Faults].rules
         # Tables with Contributor Insights on (core/insights.py): empty, one test more
-        self.insights = Insights.of(db)
+        self.insights = db.features[Insights]
         self.insight_tables = self.insights.watched
 
     async def dispatch(self, request: Request, raw: bytes) -> tuple[int, bytes]:
@@ -101,7 +103,7 @@ class App:
             if type(body) is not dict:
                 raise mismatch(body, None)
             if self.fault_rules:
-                await self.db.faults.before(request, body)
+                await self.db.features[Faults].before(request, body)
             try:
                 result = await self.perform(op, request, body)
             except CatalogChanged as changed:
@@ -167,8 +169,9 @@ def consistency(db: Database, settings: Settings) -> None:
     seed = settings.consistency_seed
     if seed < 0:
         seed = random.randrange(1 << 31)
-    db.consistency.delays = Delays(seed, settings.consistency_max_delay)
-    db.consist(settings.consistency)
+    lag = db.features[Lag]
+    lag.delays = Delays(seed, settings.consistency_max_delay)
+    lag.set_mode(settings.consistency)
     if settings.consistency == EVENTUAL:
         log.info("okura consistency eventual: delays up to %g s, --consistency-seed %d",
                  settings.consistency_max_delay, seed)
@@ -207,15 +210,18 @@ async def serve(settings: Settings, ready: Callable[[int], None] | None = None,
     secure = tls.context(settings)   # claimed
     claimed = startup.Claimed(settings)
     db = Database(make_engine(settings), settings.account_id, settings.status_delay,
-                  Clock(settings.clock_offset), settings.stream_retention,
-                  store_for(settings.s3_dir or os.path.join(settings.data_dir, "s3"),
-                            settings.s3_endpoint),
-                  settings.import_error_dir or os.path.join(settings.data_dir, "import-errors"),
-                  settings.throttling)
-    db.faults.operations = frozenset(op.name for op in ROUTES.values())
+                  Clock(settings.clock_offset), settings.stream_retention)
+    transfers = db.features[Transfers]
+    transfers.store = store_for(settings.s3_dir or os.path.join(settings.data_dir, "s3"),
+                                settings.s3_endpoint)
+    transfers.error_logs = (settings.import_error_dir
+                            or os.path.join(settings.data_dir, "import-errors"))
+    db.features[Throughput].throttle(settings.throttling)
+    faults = db.features[Faults]
+    faults.operations = frozenset(op.name for op in ROUTES.values())
     consistency(db, settings)
     try:  # okura.toml's [[faults]] (docs/admin.md)
-        db.faults.add(settings.faults)
+        faults.add(settings.faults)
     except FaultError as error:
         claimed.release()
         raise StartupError(f"okura.toml: faults: {error}") from None

@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING
 
 from okura.core import history
 from okura.core.clock import REFRESH, REFRESH_HEARING
+from okura.core.jobs import Runner
+from okura.core.metrics import Metrics
 from okura.core.replication.applier import Replicas
 from okura.core.scheduler import Duty
 from okura.core.shared_budgets import SHARE_EVERY, Sharing
@@ -25,16 +27,16 @@ def duties(app: App, settings: Settings) -> list[Duty]:
     shared = db.engine.shared
 
     async def roll_metrics() -> None:  # end each metrics period on time
-        db.metrics.roll()
+        db.features[Metrics].roll()
 
     sweeper = Sweeper(db, settings.ttl_interval)
-    replicas = Replicas.of(db)
+    replicas = db.features[Replicas]
     replicas.default_delay = settings.replication_delay
     duties = [
         Duty("ttl", sweeper.work, settings.ttl_interval, pending=sweeper.pending),
         Duty("stream-trim", lambda: trim_streams(db), TRIM_EVERY),
         Duty("metrics", roll_metrics, 1.0),
-        Duty("jobs", db.jobs.work, 5.0 if shared else None, wakes_on=("jobs",)),
+        Duty("jobs", db.features[Runner].work, 5.0 if shared else None, wakes_on=("jobs",)),
         Duty("histories", lambda: history.upkeep(db), history.UPKEEP_EVERY),
         Duty("replication", replicas.work, 1.0 if shared else None,
              pending=replicas.pending, wakes_on=("replication", "clock")),

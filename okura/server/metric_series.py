@@ -13,7 +13,7 @@ from urllib.parse import parse_qs
 
 import orjson
 
-from okura.core.metrics import PERIOD, THROTTLED_REQUESTS, Period, Spent
+from okura.core.metrics import PERIOD, THROTTLED_REQUESTS, Metrics, Period, Spent
 
 if TYPE_CHECKING:
     from okura.server.app import App
@@ -63,7 +63,7 @@ async def reply(app: App, method: bytes, path: bytes) -> tuple[int, bytes]:
     if not name:
         return 400, orjson.dumps({"error": "name a table: ?table=NAME"})
     region = query.get("region", ["us-east-1"])[0]
-    metrics = app.db.metrics
+    metrics = app.db.features[Metrics]
     metrics.roll()
     now = app.db.clock.now()
     points = [_point(number, period, region, name, PERIOD)

@@ -18,9 +18,11 @@ import orjson
 
 from okura.core import jobs, metrics
 from okura.core.catalog import Table
+from okura.core.consistency.lag import Lag
 from okura.core.database import Database
 from okura.core.index_jobs import progress
 from okura.core.insights import Insights
+from okura.core.metrics import Metrics
 from okura.core.replication.applier import Replicas
 
 PATH = b"/metrics"
@@ -50,14 +52,14 @@ async def reply(db: Database) -> tuple[int, bytes]:
 
 async def page(db: Database) -> bytes:
     series: Series = {}
-    period = db.metrics.complete()
+    period = db.features[Metrics].complete()
     for table, spent in period.tables.items():
         _spent(series, table, spent)
     for region, count in period.user_errors.items():
         _merge(series, "UserErrors", (("region", region),), [count, count, 1, 1])
     for table in await db.catalog.every():
         _settings(series, table)
-    for (name, source, target), stat in Replicas.of(db).latencies().items():
+    for (name, source, target), stat in db.features[Replicas].latencies().items():
         series["ReplicationLatency", (("table_name", name), ("receiving_region", target),
                                       ("region", source))] = list(stat)
     functions: Series = {}
@@ -65,8 +67,8 @@ async def page(db: Database) -> bytes:
         for metric, stat in stats.items():
             functions[metric, (("function_name", name), ("region", region))] = stat
     return "".join((*_render(series), *_render(functions, "AWS/Lambda"),
-                    *_denials(db.metrics.access_denials),
-                    *_injected(db.metrics.injected_faults),
+                    *_denials(db.features[Metrics].access_denials),
+                    *_injected(db.features[Metrics].injected_faults),
                     *_insights(db), *lagging(db),
                     *_jobs(await jobs.pending(db)))).encode()
 
@@ -98,7 +100,7 @@ def _insights(db: Database) -> Iterator[str]:
     watches, as gauges of their counts (docs/contributor-insights.md)."""
     now = db.clock.now()
     lines = []
-    insights = Insights.of(db)
+    insights = db.features[Insights]
     for table in list(insights.watched.values()):
         for resource in insights.report(table, now):
             for rule, top in resource.get("Rules", {}).items():
@@ -119,7 +121,7 @@ def lagging(db: Database) -> Iterator[str]:
     oldest."""
     rows = [(",".join(f'{name}="{_escape(text)}"' for name, text in (
         ("table_name", table.name), ("index", index or ""), ("region", table.region))),
-        (writes, age)) for table, index, writes, age in db.consistency.report(db.clock.now())]
+        (writes, age)) for table, index, writes, age in db.features[Lag].report(db.clock.now())]
     for place, metric in enumerate(("okura_consistency_pending_writes",
                                     "okura_consistency_oldest_pending_seconds")):
         if rows:

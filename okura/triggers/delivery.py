@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from okura.core.metrics import Metrics
 from okura.core.streams import read
 from okura.triggers import destinations, filters, mappings
 from okura.core.streams.follow import Follower
@@ -278,8 +279,8 @@ class Delivery(Follower):
         started = perf_counter()
         outcome = await function.invoke(event, doc["Region"], self.db.account)
         seconds = perf_counter() - started
-        self.db.metrics.invoked(function.name, doc["Region"], seconds, outcome.error is not None,
-                                outcome.throttled, age)
+        self.db.features[Metrics].invoked(function.name, doc["Region"], seconds,
+                                          outcome.error is not None, outcome.throttled, age)
         log.info("%s (mapping %s): %d records, %.1f ms, %s", function.name, doc["UUID"],
                  len(batch), seconds * 1000,
                  "throttled" if outcome.throttled else "OK" if outcome.error is None else

@@ -8,6 +8,7 @@ import asyncio
 import json
 
 from in_process import memory_app
+from okura.core.jobs import Runner
 from okura.core.transfer import bulk, job_records
 from okura.core.transfer.objects import LocalStore
 from okura.server import prometheus
@@ -25,7 +26,9 @@ def test_progress_metrics_and_a_cancel_between_steps(tmp_path):
     async def scenario():
         async with memory_app() as app:
             db = app.db
-            db.transfers = job_records.Transfers(LocalStore(str(tmp_path / "s3")), str(tmp_path))
+            transfers = db.features[job_records.Transfers]
+            transfers.store, transfers.error_logs = LocalStore(str(tmp_path / "s3")), str(tmp_path)
+            jobs = db.features[Runner]
             await call(app, "CreateTable", {
                 "TableName": "tab", "BillingMode": "PAY_PER_REQUEST",
                 "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
@@ -35,12 +38,12 @@ def test_progress_metrics_and_a_cancel_between_steps(tmp_path):
                 "InputS3Configuration": {"S3Bucket": "in", "InputFormat": "DYNAMODB_JSON"},
                 "OutputS3Configuration": {"S3Bucket": "out", "OutputType": ["ERROR"]}}))[
                 "BulkOperationDescription"]["BulkOperationArn"]
-            assert await db.jobs.round()  # the listing
+            assert await jobs.round()  # the listing
             page = (await prometheus.page(db)).decode()
             total = [line for line in page.splitlines()
                      if line.startswith('okura_job_total{kind="bulk-put"')]
             assert len(total) == 1 and total[0].endswith(f" {float(len(data))}")
-            assert await db.jobs.round()  # the first chunk
+            assert await jobs.round()  # the first chunk
             stale = await job_records.load(db, bulk.SPACE, arn)
             assert stale["Description"]["ProcessedItemCount"] == bulk.CHUNK
             reply = await call(app, "CancelBulkOperation", {"BulkOperationArn": arn})
@@ -48,8 +51,8 @@ def test_progress_metrics_and_a_cancel_between_steps(tmp_path):
             await bulk._save(db, stale)  # a step that loaded the record before the cancel
             kept = await job_records.load(db, bulk.SPACE, arn)
             assert kept["Description"]["BulkOperationStatus"] == "CANCELLING"
-            assert await db.jobs.round()  # ends it
-            assert not await db.jobs.round()
+            assert await jobs.round()  # ends it
+            assert not await jobs.round()
             return (await call(app, "DescribeBulkOperation", {"BulkOperationArn": arn}))[
                 "BulkOperationDescription"]
 

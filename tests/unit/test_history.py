@@ -10,6 +10,7 @@ import orjson
 
 from in_process import memory_app
 from okura.core import history, snapshots
+from okura.core.jobs import Runner
 from okura.core.spaces import HISTORIES
 from test_index_jobs import call
 
@@ -44,7 +45,7 @@ async def state(db, found: history.History, at: float) -> dict:
 
 
 async def run_jobs(db) -> None:
-    while await db.jobs.round():
+    while await db.features[Runner].round():
         pass
 
 
@@ -81,7 +82,7 @@ def test_base_snapshot_state_changes_and_compaction():
                 await delete(app, f"k{step * 100 + 1}")
                 await put(app, f"new{step}", 1)
                 step += 1
-                if not await db.jobs.round():
+                if not await db.features[Runner].round():
                     break
             found = await current(db)
             assert found.ready and step > 3

@@ -10,6 +10,7 @@ import pytest
 
 from in_process import memory_app
 from okura.core.catalog import CatalogChanged
+from okura.core.index_jobs import IndexJobs
 from okura.server.app import App
 from okura.server.http import Request
 
@@ -46,7 +47,7 @@ def test_a_backfill_chunk_on_a_stale_document_writes_nothing():
             stale = await db.catalog.get("us-east-1", "tab")
             await call(app, "UpdateTable", {"TableName": "tab", "DeletionProtectionEnabled": True})
             with pytest.raises(CatalogChanged):
-                await db.index_jobs._backfill(stale, "byg", stale.doc["IndexJobs"]["byg"])
+                await db.features[IndexJobs]._backfill(stale, "byg", stale.doc["IndexJobs"]["byg"])
             index = next(index for index in stale.indexes if index.name == "byg")
             async with db.engine.reader() as unit:
                 return await unit.scan(index.id, None, None, None, 100)

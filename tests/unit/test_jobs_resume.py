@@ -15,6 +15,7 @@ from conftest import new_database
 from in_process import app_on, memory_app
 from okura.config import Settings
 from okura.core import history, jobs, restores, snapshots
+from okura.core.jobs import Runner
 from okura.server import prometheus
 from okura.server.http import Request
 from test_index_jobs import SIGNED, call
@@ -57,7 +58,7 @@ def test_a_backup_resumes_after_a_restart(settings):
             await filled_table(app)
             arn = (await call(app, "CreateBackup", {"TableName": TABLE, "BackupName": "bkp"}))[
                 "BackupDetails"]["BackupArn"]
-            assert await app.db.jobs.round()  # one step, then the server stops
+            assert await app.db.features[Runner].round()  # one step, then the server stops
             [job] = await jobs.pending(app.db)
             assert job["Kind"] == "backup" and job["State"]["Done"] == snapshots.CHUNK
         async with app_on(settings) as app:  # started again on the same file
@@ -68,7 +69,7 @@ def test_a_backup_resumes_after_a_restart(settings):
             last = f"k{COUNT - 1:04}"  # not copied yet: a write must preserve it
             await call(app, "PutItem", {"TableName": TABLE,
                                         "Item": {"pk": {"S": last}, "v": {"N": "1"}}})
-            while await app.db.jobs.round():
+            while await app.db.features[Runner].round():
                 pass
             assert await jobs.pending(app.db) == []
             described = (await call(app, "DescribeBackup", {"BackupArn": arn}))[
@@ -77,7 +78,7 @@ def test_a_backup_resumes_after_a_restart(settings):
             assert described["SourceTableDetails"]["ItemCount"] == COUNT
             await call(app, "RestoreTableFromBackup", {"BackupArn": arn,
                                                        "TargetTableName": "copy"})
-            while await app.db.jobs.round():
+            while await app.db.features[Runner].round():
                 pass
             item = await call(app, "GetItem", {"TableName": "copy",
                                                "Key": {"pk": {"S": last}}})
@@ -107,7 +108,7 @@ def test_a_backup_being_created_is_in_use():
                 status, reply = await app.dispatch(request(app, operation), orjson.dumps(body))
                 assert status == 400
                 assert orjson.loads(reply)["__type"].endswith("#BackupInUseException")
-            while await app.db.jobs.round():
+            while await app.db.features[Runner].round():
                 pass
             restore = {"BackupArn": arn, "TargetTableName": "copy"}
             await call(app, "RestoreTableFromBackup", restore)
@@ -119,7 +120,7 @@ def test_a_backup_being_created_is_in_use():
                 assert orjson.loads(reply)["__type"].endswith(
                     "#TableInUseException" if operation == "RestoreTableFromBackup"
                     else "#BackupInUseException")
-            while await app.db.jobs.round():
+            while await app.db.features[Runner].round():
                 pass
             await call(app, "DeleteBackup", {"BackupArn": arn})
 
@@ -133,7 +134,7 @@ def test_a_point_in_time_restore_resumes_after_a_restart(settings):
             await call(app, "UpdateContinuousBackups", {
                 "TableName": TABLE,
                 "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True}})
-            while await app.db.jobs.round():
+            while await app.db.features[Runner].round():
                 pass
             last = f"k{COUNT - 1:04}"
             await call(app, "PutItem", {"TableName": TABLE,
@@ -143,12 +144,12 @@ def test_a_point_in_time_restore_resumes_after_a_restart(settings):
             await call(app, "RestoreTableToPointInTime", {
                 "SourceTableName": TABLE, "TargetTableName": "back",
                 "UseLatestRestorableTime": True})
-            assert await app.db.jobs.round()  # one page, then the server stops
+            assert await app.db.features[Runner].round()  # one page, then the server stops
             [job] = await jobs.pending(app.db)
             assert job["Kind"] == "restore" and job["State"]["Done"] == restores.CHUNK
         restores._written.clear()  # what the stopped process had read of the log
         async with app_on(settings) as app:
-            while await app.db.jobs.round():
+            while await app.db.features[Runner].round():
                 pass
             table = (await call(app, "DescribeTable", {"TableName": "back"}))["Table"]
             assert table["TableStatus"] == "ACTIVE" and table["ItemCount"] == COUNT - 1
@@ -166,18 +167,18 @@ def test_disabling_recovery_does_not_cut_a_restore_short():
             await call(app, "UpdateContinuousBackups", {
                 "TableName": TABLE,
                 "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True}})
-            while await db.jobs.round():
+            while await db.features[Runner].round():
                 pass
             table = await db.catalog.get("us-east-1", TABLE)
             found = await history.of_table(db, table)
             await call(app, "RestoreTableToPointInTime", {
                 "SourceTableName": TABLE, "TargetTableName": "back",
                 "UseLatestRestorableTime": True})
-            assert await db.jobs.round()  # the restore's first page
+            assert await db.features[Runner].round()  # the restore's first page
             await call(app, "UpdateContinuousBackups", {
                 "TableName": TABLE,
                 "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": False}})
-            while await db.jobs.round():
+            while await db.features[Runner].round():
                 pass
             back = (await call(app, "DescribeTable", {"TableName": "back"}))["Table"]
             assert back["TableStatus"] == "ACTIVE" and back["ItemCount"] == COUNT

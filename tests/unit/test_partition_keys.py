@@ -9,7 +9,6 @@ import pytest
 
 from okura.core.capacity import Ledger
 from okura.core.catalog import Table
-from okura.core.clock import Clock
 from okura.core.context import Context
 from okura.core.database import Database
 from okura.core.throughput import ENFORCE, SHARDS, Throughput, _Keys, shard_of
@@ -96,17 +95,23 @@ def test_keys_spread_over_the_shards():
     assert len(used) > SHARDS / 2  # ~63 % for uniform shards
 
 
+def _gate(db: Database) -> Throughput:
+    gate = db.features[Throughput]
+    gate.throttle(ENFORCE)
+    return gate
+
+
 def test_a_deleted_table_takes_its_budgets_and_keys_with_it():
-    gate = Throughput(ENFORCE, Clock())
+    gate = _gate(Database(MemoryEngine(), "000000000000"))
     table = Table(7, 1, "us-east-1", "000000000000", _DOC)
-    gate.notice(table, 0.0)
+    gate.notice(table)
     assert not gate.budgets()  # nothing is made before the table's first request
     ledger = Ledger()
     ledger.write(table, partition("S", "a"), 100)
     gate._hold(table, 0.0)  # what its first request's admission does
     gate.spend(ledger, 0)
     assert len(gate.budgets()) == 2 and table.id in gate._keys
-    gate.notice(Table(7, 2, "us-east-1", "000000000000", dict(_DOC, TableStatus="DELETING")), 1.0)
+    gate.notice(Table(7, 2, "us-east-1", "000000000000", dict(_DOC, TableStatus="DELETING")))
     assert not gate.budgets() and table.id not in gate._keys
 
 
@@ -115,7 +120,7 @@ def test_the_gates_time_never_goes_back():
     admitted at the latest time the gate has seen, not before it: the shards forget
     keys by that time."""
     db = Database(MemoryEngine(), "000000000000")
-    gate = Throughput(ENFORCE, Clock())
+    gate = _gate(db)
     table = Table(7, 1, "us-east-1", "000000000000", _DOC)
     hk = partition("S", "a")
     for arrived, decided in ((100.0, 100.0), (98.0, 100.0), (101.0, 101.0)):

@@ -9,6 +9,7 @@ import orjson
 from in_process import app_on
 from okura.config import Settings
 from okura.core.shared_budgets import Sharing
+from okura.core.throughput import Throughput
 from okura.server.http import Request
 
 AUTH = ("AWS4-HMAC-SHA256 Credential=A/20260101/us-east-1/dynamodb/aws4_request, "
@@ -34,8 +35,9 @@ def test_a_write_before_a_clock_move_is_charged_when_it_was_made():
     async def scenario():
         async with app_on(Settings(memory=True)) as app:
             db = app.db
-            db.throttle("enforce")
-            db.throughput.shared = True  # as over PostgreSQL: budgets count what they spend
+            throughput = db.features[Throughput]
+            throughput.throttle("enforce")
+            throughput.shared = True  # as over PostgreSQL: budgets count what they spend
             status, _ = await _call(app, "CreateTable", {
                 "TableName": "budgets", "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
                 "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],

@@ -10,6 +10,7 @@ import json
 
 from in_process import memory_app
 from okura.core import spaces
+from okura.core.jobs import Runner
 from okura.core.transfer import exporter, job_records
 from okura.core.transfer.objects import LocalStore
 from test_history import run_jobs
@@ -23,7 +24,8 @@ def test_export_steps_resume_from_their_saved_key(tmp_path):
         async with memory_app() as app:
             db = app.db
             (tmp_path / "s3" / "bucket").mkdir(parents=True)
-            db.transfers = job_records.Transfers(LocalStore(str(tmp_path / "s3")), str(tmp_path))
+            transfers = db.features[job_records.Transfers]
+            transfers.store, transfers.error_logs = LocalStore(str(tmp_path / "s3")), str(tmp_path)
             await call(app, "CreateTable", {
                 "TableName": "tab", "BillingMode": "PAY_PER_REQUEST",
                 "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
@@ -39,11 +41,11 @@ def test_export_steps_resume_from_their_saved_key(tmp_path):
             arn = (await call(app, "ExportTableToPointInTime", {
                 "TableArn": "arn:aws:dynamodb:us-east-1:000000000000:table/tab",
                 "S3Bucket": "bucket"}))["ExportDescription"]["ExportArn"]
-            assert await db.jobs.round()
+            assert await db.features[Runner].round()
             first = await job_records.load(db, spaces.EXPORTS, arn)
             assert first["Description"]["ExportStatus"] == "IN_PROGRESS"
             assert len(first["Files"]) == 1 and first["After"] is not None
-            assert await db.jobs.round()
+            assert await db.features[Runner].round()
             second = await job_records.load(db, spaces.EXPORTS, arn)
             assert len(second["Files"]) == 2 and second["After"] > first["After"]
             await job_records.save(db, spaces.EXPORTS, first)  # the second step's save was lost

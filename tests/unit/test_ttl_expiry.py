@@ -11,6 +11,7 @@ import pytest
 
 from in_process import app_on
 from okura.config import Settings
+from okura.core.jobs import Runner
 from okura.core.spaces import TTL_TABLES, expiry_of
 from okura.core.ttl import expiry
 from okura.core.ttl.sweeper import Sweeper
@@ -56,7 +57,7 @@ async def table_with_ttl(app: App, items: dict[str, float | str | None]) -> int:
         await call(app, "PutItem", {"TableName": "expiring", "Item": item})
     await call(app, "UpdateTimeToLive", {"TableName": "expiring", "TimeToLiveSpecification": {
         "Enabled": True, "AttributeName": "expires"}})
-    while await app.db.jobs.round():  # the index's backfill
+    while await app.db.features[Runner].round():  # the index's backfill
         pass
     return (await app.db.catalog.get("us-east-1", "expiring")).id
 
@@ -147,7 +148,7 @@ def test_the_index_goes_with_the_ttl_setting_and_with_the_table(app_of):
             await call(app, "UpdateTimeToLive", {
                 "TableName": "expiring", "TimeToLiveSpecification": {
                     "Enabled": True, "AttributeName": "expires"}})
-            while await app.db.jobs.round():
+            while await app.db.features[Runner].round():
                 pass
             assert len(await entries(app, table_id)) == 1
             await call(app, "DeleteTable", {"TableName": "expiring"})
@@ -167,7 +168,7 @@ def test_a_table_registered_before_expiry_indexes_gets_its_index(app_of):
                 await unit.put(TTL_TABLES, hk, rk, 0, orjson.dumps({"TableId": table_id}))
             sweeper = Sweeper(app.db, 1.0)
             assert await sweeper.sweep() == 0  # it records the backfill
-            while await app.db.jobs.round():
+            while await app.db.features[Runner].round():
                 pass
             assert await sweeper.sweep() == 1
 

@@ -16,10 +16,12 @@ from typing import TYPE_CHECKING, Awaitable, Callable, Iterator
 
 import orjson
 
+from okura.core import features
 from okura.core.consistency.delays import Delays
 
 if TYPE_CHECKING:
     from okura.core.catalog import Table
+    from okura.core.database import Database
 
 STRONG, EVENTUAL = "strong", "eventual"
 MODES = (STRONG, EVENTUAL)
@@ -38,22 +40,23 @@ Key = tuple[bytes, bytes]
 Version = tuple[float, float, "bytes | None", tuple[str, ...]]
 
 
-class Lag:
-    def __init__(self, mode: str = STRONG, max_delay: float = 2.0, seed: int = 0) -> None:
-        self.mode = mode
+@features.register
+class Lag(features.Feature):
+    """The consistency feature (db.features[Lag]); the server sets its mode and delays."""
+
+    def __init__(self, db: Database) -> None:
+        super().__init__(db)
+        self.mode = STRONG
         self.overrides: dict[str, str] = {}  # table name -> its own mode
-        self.delays = Delays(seed, max_delay)
+        # whether any table may lag: the request path's one test, after one look-up
+        self.on = False
+        self.delays = Delays(0, 2.0)
         self.tables: dict[int, Table] = {}  # the document last written through, by id
         self.pending: dict[int, dict[Key, list[Version]]] = {}
         self._due: list[tuple[float, int, bytes, bytes]] = []  # (visible at, tid, hk, rk)
         # what else lags on this mechanism and settles with it (global-table replication):
         # each is awaited by `settle` and returns the writes it made visible
         self.settlers: list[Callable[[], Awaitable[int]]] = []
-
-    @property
-    def active(self) -> bool:
-        """Whether any table may lag (the request path's one test is db.lag)."""
-        return self.mode == EVENTUAL or EVENTUAL in self.overrides.values()
 
     def eventual(self, table: Table) -> bool:
         return self.overrides.get(table.name, self.mode) == EVENTUAL
@@ -68,6 +71,7 @@ class Lag:
             self.overrides.pop(table, None)
         else:
             self.overrides[table] = mode
+        self.on = self.mode == EVENTUAL or EVENTUAL in self.overrides.values()
         for tid in [tid for tid, t in self.tables.items() if not self.eventual(t)]:
             self.pending.pop(tid, None)
 

@@ -25,9 +25,9 @@ from okura.core.context import Context
 from okura.core.replication import log
 from okura.core.replication.group import others
 from okura.core.scheduler import holds
-from okura.core.spaces import REPLICATION
+from okura.core.spaces import REPLICATION, stamps_of
 from okura.errors import DynamoError
-from okura.storage.engine import Conflict
+from okura.storage.engine import Conflict, Transaction
 
 if TYPE_CHECKING:
     from okura.core.catalog import Table
@@ -66,6 +66,10 @@ class Replicas(features.Feature):
         self.started = db.clock.now()
         self.current: dict[tuple[str, str, str], list[float]] = {}
         self.previous: dict[tuple[str, str, str], list[float]] = {}
+
+    async def drop(self, unit: Transaction, table: Table) -> None:
+        """Its write stamps as a replica go with its items."""
+        await unit.drop_rows(stamps_of(table.id))
 
     def measured(self, name: str, source: str, target: str, millis: float) -> None:
         now = self.db.clock.now()

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Callable, NamedTuple
 import orjson
 
 from okura import arns
+from okura.core.consistency.lag import Lag
 from okura.core.sealed import Seal
 from okura.core.spaces import KINESIS_LOGS, STREAMS
 from okura.core.streams.state import RECORDS, Stream, load_stream, record_rk, region_prefix
@@ -160,8 +161,8 @@ def _held(db: Database, stream: Stream) -> Callable[[bytes], bool] | None:
     """Under eventual consistency, a test of the records readers do not get yet: from
     the first one of an item whose latest write is not yet visible (the stream keeps its
     order, so a record waits for every write before it; core/consistency/)."""
-    lag = db.lag
-    if lag is None or stream.DIRECTORY != STREAMS:
+    lag = db.features[Lag]
+    if not lag.on or stream.DIRECTORY != STREAMS:
         return None
     tid = stream.doc["TableId"]
     hidden = lag.hidden(tid, db.clock.now())

@@ -88,7 +88,7 @@ async def cancel(db: Database, arn: str) -> dict | None:
         if record["Description"][STATUS] == IN_PROGRESS:
             record["Description"][STATUS] = CANCELLING
             await unit.put(SPACE, arn.encode(), b"", 0, orjson.dumps(record))
-    db.jobs.wake()
+    background.wake(db)
     return record
 
 
@@ -280,7 +280,7 @@ def _add_usage(description: dict, table: Table, usage: dict[str | None, float]) 
 
 
 async def _put_object(db: Database, description: dict, name: str, data: bytes) -> str:
-    return await asyncio.to_thread(db.transfers.store.put,
+    return await asyncio.to_thread(db.features[job_records.Transfers].store.put,
                                    description["OutputS3Configuration"]["S3Bucket"],
                                    folder(description) + name, data)
 

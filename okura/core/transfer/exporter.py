@@ -75,7 +75,7 @@ def _file_name(description: dict, position: int) -> str:
 
 
 async def _put(db: Database, bucket: str, key: str, data: bytes) -> str:
-    return await asyncio.to_thread(db.transfers.store.put, bucket, key, data)
+    return await asyncio.to_thread(db.features[job_records.Transfers].store.put, bucket, key, data)
 
 
 async def _history(db: Database, record: dict) -> History | None:

@@ -35,7 +35,7 @@ BATCH = 100    # items per storage transaction
 
 
 def error_log(db: Database, description: dict) -> str:
-    return os.path.join(db.transfers.error_logs,
+    return os.path.join(db.features[job_records.Transfers].error_logs,
                         arns.job_id(description["ImportArn"]) + ".log")
 
 
@@ -74,7 +74,7 @@ def _log_errors(db: Database, description: dict, key: str,
                 errors: list[tuple[int, str]]) -> None:
     if not errors:
         return
-    os.makedirs(db.transfers.error_logs, exist_ok=True)
+    os.makedirs(db.features[job_records.Transfers].error_logs, exist_ok=True)
     with open(error_log(db, description), "ab") as out:
         for number, message in sorted(errors):
             out.write(orjson.dumps({"s3Key": key, "line": number, "message": message}) + b"\n")

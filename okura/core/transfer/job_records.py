@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 import orjson
 
-from okura.core import jobs as background, spaces
-from okura.core.transfer.objects import ObjectStore
+from okura.core import features, jobs as background, spaces
+from okura.core.transfer.objects import LocalStore, ObjectStore
 from okura.storage.engine import doc_of
 
 if TYPE_CHECKING:
@@ -34,14 +34,17 @@ _KIND = {spaces.EXPORTS: "export", spaces.IMPORTS: "import", spaces.BULK_OPERATI
 Step = Callable[["Database", dict], Awaitable[bool]]
 
 
-class Transfers:
-    """Where export and import objects are (`store`), where import errors are logged, and
-    the decoded object each import or bulk put running here is reading (`sources`, by its
-    ARN: kept between its steps; core/transfer/loading.py)."""
+@features.register
+class Transfers(features.Feature):
+    """Where export and import objects are (`store`), where import errors are logged
+    (both set by the server from its settings), and the decoded object each import or
+    bulk put running here is reading (`sources`, by its ARN: kept between its steps;
+    core/transfer/loading.py)."""
 
-    def __init__(self, store: ObjectStore, error_logs: str) -> None:
-        self.store = store
-        self.error_logs = error_logs
+    def __init__(self, db: Database) -> None:
+        super().__init__(db)
+        self.store: ObjectStore = LocalStore("s3")
+        self.error_logs = "import-errors"
         self.sources: dict[str, Any] = {}
 
 

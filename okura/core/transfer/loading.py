@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Callable
 from okura.core import items
 from okura.core.context import Context
 from okura.core.transfer import formats
+from okura.core.transfer.job_records import Transfers
 from okura.errors import DynamoError
 
 if TYPE_CHECKING:
@@ -21,7 +22,7 @@ Entry = tuple[int, "dict | formats.BadLine"]
 
 async def objects(db: Database, bucket: str, prefix: str) -> list[list]:
     """[key, size] of each object under the prefix, in key order (folders left out)."""
-    listed = await asyncio.to_thread(db.transfers.store.listing, bucket, prefix)
+    listed = await asyncio.to_thread(db.features[Transfers].store.listing, bucket, prefix)
     return [[key, size] for key, size in listed if not key.endswith("/")]
 
 
@@ -61,10 +62,11 @@ async def source(db: Database, job: str, position: int, bucket: str, key: str,
                  decoding: Callable[[bytes], list[Entry]]) -> DecodedObject:
     """The entries of the object at `position` of the job's listing (`job`: its ARN),
     read and decoded once, then kept here until the job moves on or `forget`s it."""
-    sources = db.transfers.sources
+    transfers = db.features[Transfers]
+    sources = transfers.sources
     found = sources.get(job)
     if found is None or found.position != position:
-        data = await asyncio.to_thread(db.transfers.store.get, bucket, key)
+        data = await asyncio.to_thread(transfers.store.get, bucket, key)
         # decoded in a thread (Ion's reader takes ~0.1 ms a line): the event loop keeps
         # serving meanwhile
         found = sources[job] = DecodedObject(position, len(data),
@@ -73,7 +75,7 @@ async def source(db: Database, job: str, position: int, bucket: str, key: str,
 
 
 def forget(db: Database, job: str) -> None:
-    db.transfers.sources.pop(job, None)
+    db.features[Transfers].sources.pop(job, None)
 
 
 async def write(ctx: Context, changes: list[items.Change]) -> list[DynamoError | None]:

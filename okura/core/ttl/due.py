@@ -1,13 +1,17 @@
-"""What this process knows of when each TTL table's next item expires."""
+"""What this process knows of when each TTL table's next item expires; and a deleted
+table's expiry index, which goes with its items."""
 from __future__ import annotations
 
 import math
 from typing import TYPE_CHECKING
 
 from okura.core import features
+from okura.core.spaces import expiry_of
 
 if TYPE_CHECKING:
+    from okura.core.catalog import Table
     from okura.core.database import Database
+    from okura.storage.engine import Transaction
 
 
 @features.register
@@ -34,6 +38,10 @@ class Due(features.Feature):
     def forget(self, table_id: int) -> None:
         self.tables.pop(table_id, None)
         self.fresh = False
+
+    async def drop(self, unit: Transaction, table: Table) -> None:
+        await unit.drop_rows(expiry_of(table.id))
+        self.tables.pop(table.id, None)
 
     def waits(self, table_id: int, now: float) -> bool:
         """Whether the table is known to have nothing due by `now`."""

@@ -68,7 +68,7 @@ class _Expiry(write_hooks.Hook):
             await unit.delete(space, _PART, entry(before, hk, rk))
         if after is not None:
             await unit.put(space, _PART, entry(after, hk, rk), 0, b"")
-            Due.of(write.db).noted(tid, after)
+            write.db.features[Due].noted(tid, after)
 
 
 write_hooks.register(_Expiry())
@@ -112,7 +112,7 @@ async def backfill(db: Database, state: dict) -> dict | None:
             micros = None if row is None else stamp(orjson.loads(row[1]), attribute)
             if micros is not None:
                 await unit.put(space, _PART, entry(micros, hk, rk), 0, b"")
-                Due.of(db).noted(table.id, micros)
+                db.features[Due].noted(table.id, micros)
         if len(rows) == CHUNK:
             return dict(state, After=[rows[-1][0].hex(), rows[-1][1].hex()],
                         Done=state["Done"] + len(rows))

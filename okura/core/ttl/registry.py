@@ -43,8 +43,8 @@ async def enable(db: Database, table: Table) -> None:
         await jobs.record(unit, db, BACKFILL, {
             "Region": table.region, "Name": table.name, "TableId": table.id, "After": None,
             "Done": 0}, f"{BACKFILL}-{table.id}")
-    Due.of(db).forget(table.id)
-    db.jobs.wake()
+    db.features[Due].forget(table.id)
+    jobs.wake(db)
 
 
 async def indexed(unit: Transaction, table: Table) -> None:
@@ -66,7 +66,7 @@ async def disable(db: Database, region: str, name: str) -> None:
         table_id = orjson.loads(raw)["TableId"]
         await unit.delete(TTL_TABLES, hk, rk)
         await unit.drop_rows(expiry_of(table_id))
-    Due.of(db).forget(table_id)
+    db.features[Due].forget(table_id)
 
 
 async def tables(db: Database) -> list[Registered]:

@@ -25,6 +25,7 @@ import orjson
 from okura.core import items
 from okura.core.context import Context
 from okura.core.items import UNCHANGED, Cancelled, Change, Unchanged
+from okura.core.metrics import Metrics
 from okura.core.scheduler import holds
 from okura.core.spaces import expiry_of
 from okura.core.streams import read
@@ -67,7 +68,7 @@ class Sweeper:
     def pending(self) -> bool:
         """The cheap test: may any item be due? (On shared storage, every ELSEWHERE
         rounds: other nodes' writes.)"""
-        return self._everywhere() or Due.of(self.db).any_by(self.db.clock.now())
+        return self._everywhere() or self.db.features[Due].any_by(self.db.clock.now())
 
     def _everywhere(self) -> bool:
         return self.db.engine.shared and time.monotonic() >= self._next_look
@@ -79,10 +80,11 @@ class Sweeper:
         everywhere = self._everywhere()
         if everywhere:
             self._next_look = time.monotonic() + ELSEWHERE * self.interval
-        Due.of(db).fresh = True  # every table is looked at, or known, once this round ends
+        due = db.features[Due]
+        due.fresh = True  # every table is looked at, or known, once this round ends
         now = db.clock.now()
         for entry in await registry.tables(db):
-            if Due.of(db).waits(entry.table_id, now) and not everywhere:
+            if due.waits(entry.table_id, now) and not everywhere:
                 continue
             table = await db.catalog.get(entry.region, entry.name)
             if table is None or table.id != entry.table_id or "TimeToLive" not in table.doc:
@@ -98,7 +100,7 @@ class Sweeper:
         try:
             await self.sweep()
         except BaseException:
-            Due.of(self.db).fresh = False  # the tables not reached are looked at next
+            self.db.features[Due].fresh = False  # the tables not reached are looked at next
             raise
 
     async def _table(self, table: Table) -> int:
@@ -119,7 +121,7 @@ class Sweeper:
                 break
             after = due[-1]
             await asyncio.sleep(0)  # requests run between chunks
-        Due.of(db).known(table.id, await expiry.next_due(db, table.id))
+        db.features[Due].known(table.id, await expiry.next_due(db, table.id))
         return deleted
 
     async def _expire(self, ctx: Context, table: Table, attribute: str, row_key: bytes,
@@ -143,7 +145,7 @@ class Sweeper:
             return 0  # changed or locked meanwhile: the next round looks again
         if written[0].new is written[0].old:
             return 0
-        self.db.metrics.expired(table)
+        self.db.features[Metrics].expired(table)
         return 1
 
     async def _drop(self, table: Table, attribute: str, row_key: bytes) -> None:

@@ -62,7 +62,7 @@ async def _step(db: Database, state: dict) -> dict | None:
             if row is not None:
                 await unit.put(index.id, hk, rk, len(row), row)
                 stored.append((keys.terminated(hk) + rk, row))
-    vectors = Vectors.of(db)
+    vectors = db.features[Vectors]
     for key, row in stored:
         vectors.committed(index, key, row)
     if len(rows) == CHUNK:

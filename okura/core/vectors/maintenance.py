@@ -19,11 +19,12 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from okura.core import features, write_hooks
+from okura.core.spaces import vector_log_of
 from okura.core.vectors import changes
 from okura.core.vectors.definitions import VectorIndex, of_table
 from okura.core.vectors.matrix import Matrix
 from okura.storage import keys
-from okura.storage.engine import doc_of
+from okura.storage.engine import Transaction, doc_of
 
 if TYPE_CHECKING:
     from okura.core.catalog import Table
@@ -51,6 +52,11 @@ class Vectors(features.Feature):
             self._ids[table.id] = ids
         else:
             self._ids.pop(table.id, None)
+
+    async def drop(self, unit: Transaction, table: Table) -> None:
+        """Its indexes' change logs go with their rows."""
+        for index in of_table(table):
+            await unit.drop_rows(vector_log_of(index.id))
 
     def forget(self, index_id: int) -> None:
         self._matrices.pop(index_id, None)
@@ -167,7 +173,7 @@ class _Hook(write_hooks.Hook):
 
     async def store(self, indexes: list[VectorIndex], write: write_hooks.ItemWrite) -> None:
         old, new = write.old, write.new
-        vectors = Vectors.of(write.db)
+        vectors = write.db.features[Vectors]
         shared = write.db.engine.shared
         for index in indexes:
             before, after = index.row(old), index.row(new)

@@ -22,7 +22,7 @@ from okura.storage import keys
 async def search(ctx: Context, table: Table, index: VectorIndex, query: np.ndarray, k: int,
                  mask: Mask | None) -> tuple[list[tuple[bytes, float]], int]:
     """([(the item's stored wire JSON, score)] best first, VectorSearchRequestBytes)."""
-    matrix = await Vectors.of(ctx.db).matrix(index)
+    matrix = await ctx.db.features[Vectors].matrix(index)
     rows = None if mask is None else np.nonzero(mask(matrix))[0]
     examined = matrix.count if rows is None else len(rows)
     nearest = matrix.nearest(query, k, rows) if examined else []
