@@ -9,6 +9,7 @@ import asyncio
 from in_process import memory_app
 from okura.core import features
 from okura.core.catalog import Table
+from okura.core.consistency.lag import EVENTUAL, Lag
 from okura.core.database import Database
 from okura.core.reset import drop_everything
 from okura.storage.memory import MemoryEngine
@@ -87,3 +88,19 @@ def test_a_feature_hears_of_tables_saved_and_deleted():
         asyncio.run(scenario())
     finally:
         features.KINDS.remove(_Witness)
+
+
+def test_a_deleted_table_leaves_nothing_in_the_lag():
+    """The consistency feature forgets a deleted table's versions not yet visible (its
+    `drop`), rather than keep them until some later write trims them."""
+    async def scenario():
+        async with memory_app() as app:
+            lag = app.db.features[Lag]
+            lag.set_mode(EVENTUAL)
+            await call(app, "CreateTable", dict(KEYED, TableName="lagging"))
+            await call(app, "PutItem", {"TableName": "lagging", "Item": {"pk": {"S": "a"}}})
+            assert len(lag.pending) == len(lag.tables) == 1
+            await call(app, "DeleteTable", {"TableName": "lagging"})
+            assert lag.pending == lag.tables == {}
+
+    asyncio.run(scenario())

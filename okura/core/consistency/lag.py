@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import heapq
 from enum import Enum
-from typing import TYPE_CHECKING, Awaitable, Callable, Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import orjson
 
@@ -22,6 +22,7 @@ from okura.core.consistency.delays import Delays
 if TYPE_CHECKING:
     from okura.core.catalog import Table
     from okura.core.database import Database
+    from okura.storage.engine import Transaction
 
 STRONG, EVENTUAL = "strong", "eventual"
 MODES = (STRONG, EVENTUAL)
@@ -54,9 +55,11 @@ class Lag(features.Feature):
         self.tables: dict[int, Table] = {}  # the document last written through, by id
         self.pending: dict[int, dict[Key, list[Version]]] = {}
         self._due: list[tuple[float, int, bytes, bytes]] = []  # (visible at, tid, hk, rk)
-        # what else lags on this mechanism and settles with it (global-table replication):
-        # each is awaited by `settle` and returns the writes it made visible
-        self.settlers: list[Callable[[], Awaitable[int]]] = []
+
+    async def drop(self, unit: Transaction, table: Table) -> None:
+        """A deleted table's versions go (their heap entries are skipped when due)."""
+        self.pending.pop(table.id, None)
+        self.tables.pop(table.id, None)
 
     def eventual(self, table: Table) -> bool:
         return self.overrides.get(table.name, self.mode) == EVENTUAL
@@ -128,8 +131,6 @@ class Lag(features.Feature):
         count = sum(len(chain) for chains in self.pending.values() for chain in chains.values())
         self.pending.clear()
         self._due.clear()
-        for settler in self.settlers:
-            count += await settler()
         return count
 
     def report(self, now: float) -> Iterator[tuple[Table, str | None, int, float]]:
