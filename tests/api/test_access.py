@@ -19,7 +19,7 @@ from botocore.config import Config
 from botocore.credentials import Credentials
 from botocore.exceptions import ClientError
 
-from tests.conftest import Server
+from conftest import Server
 
 ACCOUNT = "000000000000"
 OTHER = "111111111111"

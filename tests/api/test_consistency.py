@@ -6,10 +6,12 @@ its first 400 draws is about 29 s, so a read right after a write always falls in
 delay, and moving the clock past MAX_DELAY shows everything."""
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 from botocore.exceptions import ClientError
 
-from tests.conftest import BACKENDS, Server, error_of, unique_name
+from conftest import BACKENDS, Server, error_of, new_database, unique_name
 
 MAX_DELAY = 1e6
 SEED = "7"
@@ -19,14 +21,16 @@ SEED = "7"
 def eventual(request, tmp_path_factory):
     args = ("--consistency", "eventual", "--consistency-max-delay", str(MAX_DELAY),
             "--consistency-seed", SEED)
-    if request.param == "postgres":
-        instance = Server("--postgres", request.getfixturevalue("postgres_url"), *args)
-    elif request.param == "memory":
-        instance = Server(*args)
-    else:
-        instance = Server(*args, data_dir=str(tmp_path_factory.mktemp("okura-eventual")))
-    yield instance
-    instance.stop()
+    with contextlib.ExitStack() as databases:
+        if request.param == "postgres":
+            # a database of its own: moving this server's clock moves every node's on it
+            instance = Server("--postgres", databases.enter_context(new_database()), *args)
+        elif request.param == "memory":
+            instance = Server(*args)
+        else:
+            instance = Server(*args, data_dir=str(tmp_path_factory.mktemp("okura-eventual")))
+        yield instance
+        instance.stop()
 
 
 def indexed_table(ddb) -> str:

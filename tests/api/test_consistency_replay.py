@@ -9,7 +9,7 @@ import time
 import pytest
 from botocore.exceptions import BotoCoreError, ClientError
 
-from tests.conftest import Server
+from conftest import Server
 
 STEP = 100_000.0  # seconds of okura's clock between reads: far more than a run's real time
 

@@ -11,7 +11,7 @@ import time
 import pytest
 from botocore.exceptions import BotoCoreError, ClientError
 
-from tests.conftest import Server, free_port, unavailable
+from conftest import Server, free_port, unavailable
 
 KEY = [{"AttributeName": "pk", "KeyType": "HASH"}]
 ATTRS = [{"AttributeName": "pk", "AttributeType": "S"}]

@@ -7,7 +7,7 @@ import json
 import pytest
 from botocore.exceptions import ClientError
 
-from tests.conftest import unique_name
+from conftest import unique_name
 
 
 def _policy(action: str = "dynamodb:GetItem", resource: str = "*") -> str:

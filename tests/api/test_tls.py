@@ -9,7 +9,7 @@ import pytest
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
-from tests.conftest import Server, free_port
+from conftest import Server, free_port
 
 SECURE_ONLY = {"Statement": [
     {"Effect": "Allow", "Action": "dynamodb:*", "Resource": "*"},
