@@ -12,6 +12,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from conftest import error_of, unique_name
+from test_clock import clocked  # noqa: F401 - a fixture
 
 HOME, AWAY = "us-east-1", "eu-west-1"
 HASH = [{"AttributeName": "pk", "KeyType": "HASH"}]
@@ -185,20 +186,20 @@ def test_index_entries_and_the_stream_follow(server, home, away):
     assert records[-1]["dynamodb"]["NewImage"] == {"pk": {"S": "new"}, "g": {"S": "G"}}
 
 
-def test_a_delay_holds_writes_back_on_the_clock(server, home, away, drills):
+def test_a_delay_holds_writes_back_on_the_clock(clocked):  # noqa: F811
+    # a server of its own: its clock moves forward for good, and other tests share `server`
+    server = clocked()
+    home, away = server.client(region=HOME), server.client(region=AWAY)
     name = global_table(home, away)
-    drills({"delay": 30, "table": name})
-    try:
-        home.put_item(TableName=name, Item={"pk": {"S": "late"}})
-        assert admin(server, "POST", "/okura/settle") == {"applied": 0, "settled": 0}  # not due yet
-        assert item(away, name, "late") is None
-        admin(server, "POST", "/okura/clock", {"advance": 31})
-        deadline = time.monotonic() + 30
-        while item(away, name, "late") is None:
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
-    finally:
-        drills({"delay": 0, "table": name})
+    admin(server, "POST", "/okura/replication", {"delay": 30, "table": name})
+    home.put_item(TableName=name, Item={"pk": {"S": "late"}})
+    assert admin(server, "POST", "/okura/settle") == {"applied": 0, "settled": 0}  # not due yet
+    assert item(away, name, "late") is None
+    admin(server, "POST", "/okura/clock", {"advance": 31})
+    deadline = time.monotonic() + 30
+    while item(away, name, "late") is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
 
 
 def test_replication_latency_is_published(server, home, away):
